@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Runs the vitest suite and ends with the plain "N passed, N failed" line that CI reads.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dir = mkdtempSync(join(tmpdir(), 'pod-bouncer-tests-'));
+const report = join(dir, 'report.json');
+const result = spawnSync(
+  process.execPath,
+  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+try {
+  const summary = JSON.parse(readFileSync(report, 'utf8'));
+  passed = summary.numPassedTests;
+  failed = summary.numFailedTests + (summary.numRuntimeErrorTestSuites ?? 0);
+  skipped = summary.numPendingTests + (summary.numTodoTests ?? 0);
+  for (const file of summary.testResults ?? []) {
+    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+  }
+} catch {
+  failed = Math.max(failed, 1);
+}
+rmSync(dir, { recursive: true, force: true });
+
+const exitCode = result.status !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(exitCode);

@@ -1,0 +1,184 @@
+/**
+ * Configuration, read once from the environment at start-up and frozen.
+ * Nothing else in the code base reads `process.env`: a bad value stops the process here with one
+ * sentence that names the variable.
+ */
+
+export type BounceMode = 'delete' | 'evict';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly redisUrl: string;
+  readonly queuePrefix: string;
+  readonly kubeconfig: string | undefined;
+  readonly kubeContext: string | undefined;
+  readonly auth: AuthConfig;
+  readonly dashboard: { readonly user: string; readonly password: string } | undefined;
+  readonly workerConcurrency: number;
+  readonly pollIntervalMs: number;
+  readonly readinessTimeoutSeconds: number;
+  readonly rootCertSyncTimeoutSeconds: number;
+  readonly bounceMode: BounceMode;
+  readonly kubeQps: number;
+  readonly kubeBurst: number;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  /** How long a worker's job lock lives; a killed worker's job is taken over after about this long. */
+  readonly jobLockMs: number;
+}
+
+export interface AuthConfig {
+  /** `WEBHOOK_AUTH=none` given explicitly: the events endpoint accepts anyone. */
+  readonly none: boolean;
+  readonly tokens: readonly string[];
+  readonly hmacSecret: string | undefined;
+  readonly tokenReviewAudience: string | undefined;
+  readonly allowedServiceAccounts: readonly string[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, range: [number, number]): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  const [min, max] = range;
+  if (!/^-?\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
+  }
+  return raw as T;
+}
+
+function list(env: Env, name: string): string[] {
+  return (read(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function redisUrl(env: Env): string {
+  const raw = read(env, 'REDIS_URL') ?? 'redis://127.0.0.1:6379';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL.');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL.');
+  }
+  return raw;
+}
+
+function queuePrefix(env: Env): string {
+  const prefix = read(env, 'QUEUE_PREFIX') ?? 'pod-bouncer';
+  // BullMQ joins keys with ':'; a colon in the prefix would make keys ambiguous.
+  if (!/^[A-Za-z0-9_{}.-]+$/.test(prefix)) {
+    throw new ConfigError(
+      `QUEUE_PREFIX may contain only letters, digits and "_ - . { }", not "${prefix}".`,
+    );
+  }
+  return prefix;
+}
+
+function authConfig(env: Env): AuthConfig {
+  const mode = read(env, 'WEBHOOK_AUTH');
+  if (mode !== undefined && mode !== 'none') {
+    throw new ConfigError(`WEBHOOK_AUTH accepts only "none", not "${mode}".`);
+  }
+  const auth: AuthConfig = {
+    none: mode === 'none',
+    tokens: list(env, 'WEBHOOK_TOKENS'),
+    hmacSecret: read(env, 'WEBHOOK_HMAC_SECRET'),
+    tokenReviewAudience: read(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
+    allowedServiceAccounts: list(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS'),
+  };
+  for (const account of auth.allowedServiceAccounts) {
+    if (!/^[a-z0-9.-]+:[a-z0-9.-]+$/.test(account)) {
+      throw new ConfigError(
+        `WEBHOOK_ALLOWED_SERVICEACCOUNTS entries must look like namespace:name, not "${account}".`,
+      );
+    }
+  }
+  if (auth.tokenReviewAudience !== undefined && auth.allowedServiceAccounts.length === 0) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOWED_SERVICEACCOUNTS must list the service accounts allowed when WEBHOOK_TOKENREVIEW_AUDIENCE is set.',
+    );
+  }
+  return auth;
+}
+
+/** True when at least one way to authenticate callers is configured, or `none` was chosen. */
+export function hasAuthMode(auth: AuthConfig): boolean {
+  return (
+    auth.none ||
+    auth.tokens.length > 0 ||
+    auth.hmacSecret !== undefined ||
+    auth.tokenReviewAudience !== undefined
+  );
+}
+
+function dashboard(env: Env): Config['dashboard'] {
+  const user = read(env, 'DASHBOARD_USER');
+  const password = read(env, 'DASHBOARD_PASSWORD');
+  if ((user === undefined) !== (password === undefined)) {
+    throw new ConfigError('DASHBOARD_USER and DASHBOARD_PASSWORD must be set together.');
+  }
+  return user !== undefined && password !== undefined ? { user, password } : undefined;
+}
+
+/** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const config: Config = {
+    port: integer(env, 'PORT', 8080, [0, 65535]),
+    host: read(env, 'HOST') ?? '0.0.0.0',
+    redisUrl: redisUrl(env),
+    queuePrefix: queuePrefix(env),
+    kubeconfig: read(env, 'KUBECONFIG'),
+    kubeContext: read(env, 'KUBE_CONTEXT'),
+    auth: authConfig(env),
+    dashboard: dashboard(env),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 10, [1, 1000]),
+    pollIntervalMs: integer(env, 'POLL_INTERVAL_MS', 1000, [10, 3_600_000]),
+    readinessTimeoutSeconds: integer(env, 'READINESS_TIMEOUT_SECONDS', 600, [1, 86_400]),
+    rootCertSyncTimeoutSeconds: integer(env, 'ROOT_CERT_SYNC_TIMEOUT_SECONDS', 600, [1, 86_400]),
+    bounceMode: oneOf(env, 'BOUNCE_MODE', ['delete', 'evict'] as const, 'delete'),
+    kubeQps: integer(env, 'KUBE_QPS', 50, [1, 100_000]),
+    kubeBurst: integer(env, 'KUBE_BURST', 100, [1, 100_000]),
+    logLevel,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, [1024, 64 * 1_048_576]),
+    jobLockMs: integer(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
+  };
+  return Object.freeze(config);
+}
+
+/** The serve role refuses to start without an explicit auth decision: secure by default. */
+export function assertAuthConfigured(config: Config): void {
+  if (!hasAuthMode(config.auth)) {
+    throw new ConfigError(
+      'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
+    );
+  }
+}

@@ -1,0 +1,78 @@
+/** The PodBounceDirective custom resource (internal.gloo.solo.io/v2), as pod-bouncer reads it. */
+
+export const DIRECTIVE_GROUP = 'internal.gloo.solo.io';
+export const DIRECTIVE_VERSION = 'v2';
+export const DIRECTIVE_PLURAL = 'podbouncedirectives';
+export const DIRECTIVE_KIND = 'PodBounceDirective';
+export const DIRECTIVE_API_VERSION = `${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}`;
+
+export interface ObjectRef {
+  name: string;
+  namespace: string;
+}
+
+export interface RootCertSync {
+  secretRef: ObjectRef;
+  secretKey: string;
+  configMapRef: ObjectRef;
+  configMapKey: string;
+}
+
+export interface PodSelector {
+  namespace: string;
+  /** All must match; an empty map selects every pod of the namespace. */
+  labels: Record<string, string>;
+  /** 0 means do not wait. */
+  waitForReplicas: number;
+  rootCertSync?: RootCertSync;
+}
+
+export interface DirectiveSpec {
+  meshRef?: ObjectRef;
+  podsToBounce: PodSelector[];
+}
+
+export type DirectiveState = 'PENDING' | 'BOUNCING_PODS' | 'FAILED' | 'FINISHED';
+
+export interface BouncedPods {
+  bouncedPods: string[];
+}
+
+export interface DirectiveStatus {
+  observedGeneration?: number;
+  state?: DirectiveState;
+  error?: string;
+  podsBounced?: BouncedPods[];
+}
+
+export interface DirectiveMetadata {
+  name: string;
+  namespace: string;
+  uid: string;
+  generation: number;
+  resourceVersion: string;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A directive as the API server returns it: identity and generation are always present. */
+export interface Directive {
+  apiVersion: string;
+  kind: string;
+  metadata: DirectiveMetadata;
+  spec: DirectiveSpec;
+  status?: DirectiveStatus;
+}
+
+/** A directive as a caller writes it: the server assigns uid, generation and resourceVersion. */
+export interface DirectiveManifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  spec: DirectiveSpec;
+}
+
+export function directiveKey(ref: ObjectRef): string {
+  return `${ref.namespace}/${ref.name}`;
+}

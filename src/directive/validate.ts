@@ -1,0 +1,111 @@
+import type { DirectiveSpec, PodSelector, RootCertSync } from './types.js';
+import { isLabelKey, isLabelValue, isNamespaceName, isObjectName } from './syntax.js';
+
+/** One thing wrong with a directive, named by its field path. */
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+const UINT32_MAX = 4_294_967_295;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkRef(value: unknown, field: string, problems: Problem[]): void {
+  if (!isRecord(value)) {
+    problems.push({ field, message: 'must be an object with name and namespace' });
+    return;
+  }
+  if (typeof value.name !== 'string' || !isObjectName(value.name)) {
+    problems.push({ field: `${field}.name`, message: 'must be a valid object name' });
+  }
+  if (typeof value.namespace !== 'string' || !isNamespaceName(value.namespace)) {
+    problems.push({ field: `${field}.namespace`, message: 'must be a valid namespace name' });
+  }
+}
+
+function checkRootCertSync(value: unknown, field: string, problems: Problem[]): void {
+  if (!isRecord(value)) {
+    problems.push({ field, message: 'must be an object' });
+    return;
+  }
+  const sync = value as Partial<Record<keyof RootCertSync, unknown>>;
+  checkRef(sync.secretRef, `${field}.secretRef`, problems);
+  checkRef(sync.configMapRef, `${field}.configMapRef`, problems);
+  for (const key of ['secretKey', 'configMapKey'] as const) {
+    const item = sync[key];
+    if (typeof item !== 'string' || !/^[-._a-zA-Z0-9]{1,253}$/.test(item)) {
+      problems.push({ field: `${field}.${key}`, message: 'must be a valid data key' });
+    }
+  }
+}
+
+function checkLabels(value: unknown, field: string, problems: Problem[]): void {
+  if (!isRecord(value)) {
+    problems.push({ field, message: 'must be a map of label keys to values' });
+    return;
+  }
+  for (const [key, labelValue] of Object.entries(value)) {
+    if (!isLabelKey(key)) {
+      problems.push({ field: `${field}.${key}`, message: 'is not a valid label key' });
+    } else if (typeof labelValue !== 'string' || !isLabelValue(labelValue)) {
+      problems.push({ field: `${field}.${key}`, message: 'is not a valid label value' });
+    }
+  }
+}
+
+function checkSelector(value: unknown, field: string, problems: Problem[]): void {
+  if (!isRecord(value)) {
+    problems.push({ field, message: 'must be an object' });
+    return;
+  }
+  const selector = value as Partial<Record<keyof PodSelector, unknown>>;
+  if (typeof selector.namespace !== 'string' || !isNamespaceName(selector.namespace)) {
+    problems.push({ field: `${field}.namespace`, message: 'must be a valid namespace name' });
+  }
+  checkLabels(selector.labels ?? {}, `${field}.labels`, problems);
+  const wait = selector.waitForReplicas ?? 0;
+  if (typeof wait !== 'number' || !Number.isInteger(wait) || wait < 0 || wait > UINT32_MAX) {
+    problems.push({
+      field: `${field}.waitForReplicas`,
+      message: 'must be a whole number from 0 to 4294967295',
+    });
+  }
+  if (selector.rootCertSync !== undefined && selector.rootCertSync !== null) {
+    checkRootCertSync(selector.rootCertSync, `${field}.rootCertSync`, problems);
+  }
+}
+
+/**
+ * Checks a directive spec the way the CRD schema and the API server would, plus the label and
+ * name syntax that must hold before a selector string is built. Returns every problem found.
+ */
+export function validateSpec(spec: unknown): Problem[] {
+  const problems: Problem[] = [];
+  if (!isRecord(spec)) return [{ field: 'spec', message: 'must be an object' }];
+  if (spec.meshRef !== undefined) checkRef(spec.meshRef, 'spec.meshRef', problems);
+  const pods = spec.podsToBounce;
+  if (!Array.isArray(pods) || pods.length === 0) {
+    problems.push({ field: 'spec.podsToBounce', message: 'must list at least one pod selector' });
+    return problems;
+  }
+  pods.forEach((selector, index) =>
+    checkSelector(selector, `spec.podsToBounce[${index}]`, problems),
+  );
+  return problems;
+}
+
+/** Fills defaults of a spec that passed validateSpec, so the rest of the code sees one shape. */
+export function normalizeSpec(spec: DirectiveSpec): DirectiveSpec {
+  return {
+    ...(spec.meshRef ? { meshRef: spec.meshRef } : {}),
+    podsToBounce: spec.podsToBounce.map((selector) => ({
+      namespace: selector.namespace,
+      labels: selector.labels ?? {},
+      waitForReplicas: selector.waitForReplicas ?? 0,
+      ...(selector.rootCertSync ? { rootCertSync: selector.rootCertSync } : {}),
+    })),
+  };
+}

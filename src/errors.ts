@@ -1,0 +1,60 @@
+/**
+ * The error vocabulary shared by the gateway, the workflow and the HTTP layer. Each error keeps
+ * its cause and says whether trying again can help: retryable errors are retried with backoff,
+ * permanent ones fail the job (or the request) at once.
+ */
+
+export abstract class BouncerError extends Error {
+  abstract readonly retryable: boolean;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The Kubernetes API or Redis could not be reached or answered 429/5xx. */
+export class TransientError extends BouncerError {
+  readonly retryable = true;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The object asked for does not exist. */
+export class NotFoundError extends BouncerError {
+  readonly retryable = false;
+}
+
+/** A write lost a race (resourceVersion or uid precondition). */
+export class ConflictError extends BouncerError {
+  readonly retryable = false;
+}
+
+/** The API refused: forbidden, invalid, or otherwise not worth repeating. */
+export class PermanentError extends BouncerError {
+  readonly retryable = false;
+  constructor(
+    message: string,
+    readonly httpStatus?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A wait ran past its configured limit. */
+export class WaitTimeoutError extends BouncerError {
+  readonly retryable = false;
+}
+
+export function isRetryable(error: unknown): boolean {
+  return error instanceof BouncerError ? error.retryable : false;
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,30 @@
+import { isNamespaceName, isObjectName } from '../directive/syntax.js';
+import type { ObjectRef } from '../directive/types.js';
+import { BadEventError } from './errors.js';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** RFC 3339 timestamp, or undefined when absent. */
+export function parseTime(value: unknown, field: string): Date | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+  if (typeof value !== 'string' || !rfc3339.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new BadEventError(field, 'must be an RFC 3339 timestamp such as 2026-11-29T12:00:00Z');
+  }
+  return new Date(value);
+}
+
+/** A namespace/name pair read from `source`, checked against Kubernetes name syntax. */
+export function parseRef(source: unknown, field: string): ObjectRef {
+  if (!isRecord(source)) throw new BadEventError(field, 'must be an object with namespace and name');
+  const { namespace, name } = source;
+  if (typeof namespace !== 'string' || !isNamespaceName(namespace)) {
+    throw new BadEventError(`${field}.namespace`, 'must be a valid namespace name');
+  }
+  if (typeof name !== 'string' || !isObjectName(name)) {
+    throw new BadEventError(`${field}.name`, 'must be a valid object name');
+  }
+  return { namespace, name };
+}

@@ -1,0 +1,18 @@
+import type { FlowProducer, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { Logger } from '../logger.js';
+import type { StatusWriter } from '../status/writer.js';
+
+/** Everything the HTTP layer talks to; tests build it from the real parts. */
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  kube: KubeGateway;
+  /** Producer connection: fails fast when Redis is down. */
+  redis: Redis;
+  queue: Queue;
+  flows: FlowProducer;
+  status: StatusWriter;
+}

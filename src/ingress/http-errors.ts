@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError, PermanentError, TransientError } from '../errors.js';
+import { BadEventError, InvalidDirectiveError } from '../events/errors.js';
+
+/** An HTTP answer other than success, with the `{error, message}` body every error carries. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const FASTIFY_CODES: Record<string, [number, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'bad_request'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request'],
+  FST_ERR_VALIDATION: [400, 'bad_request'],
+};
+
+function fastifyMessage(code: string, error: FastifyError, request: FastifyRequest): string {
+  if (code === 'unsupported_media_type') {
+    return `Content type "${request.headers['content-type'] ?? '(none)'}" is not supported; send application/json or a CloudEvent.`;
+  }
+  if (code === 'payload_too_large') return 'The request body is over the size limit.';
+  return error.message;
+}
+
+/** The project's own errors, or undefined for anything else. */
+function domainProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof BadEventError) return new HttpProblem(400, 'bad_request', error.message);
+  if (error instanceof InvalidDirectiveError) {
+    return new HttpProblem(422, 'invalid_directive', `The directive is invalid: ${error.message}.`);
+  }
+  if (error instanceof NotFoundError) return new HttpProblem(404, 'not_found', error.message);
+  if (error instanceof TransientError) {
+    const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 5)));
+    return new HttpProblem(503, 'unavailable', error.message, { 'retry-after': retryAfter });
+  }
+  if (error instanceof PermanentError) {
+    return error.httpStatus === 422
+      ? new HttpProblem(422, 'invalid_directive', error.message)
+      : new HttpProblem(502, 'kubernetes_error', error.message);
+  }
+  return undefined;
+}
+
+/** Translates any error into the contract's status codes; 5xx details stay in the logs. */
+export function toProblem(error: unknown, request: FastifyRequest): HttpProblem {
+  const domain = domainProblem(error);
+  if (domain) return domain;
+  const fastifyError = error as FastifyError;
+  const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (known) return new HttpProblem(known[0], known[1], fastifyMessage(known[1], fastifyError, request));
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
+    return new HttpProblem(fastifyError.statusCode, 'bad_request', fastifyError.message);
+  }
+  return new HttpProblem(500, 'internal', 'pod-bouncer failed to handle the request; see its logs.');
+}
+
+export async function sendProblem(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const problem = toProblem(error, request);
+  if (problem.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ status: problem.statusCode, code: problem.code, reason: problem.message }, 'request refused');
+  await reply
+    .code(problem.statusCode)
+    .headers(problem.headers)
+    .type('application/json')
+    .send({ error: problem.code, message: problem.message });
+}

@@ -1,0 +1,77 @@
+import { BouncerError, TransientError, messageOf } from '../errors.js';
+import type { CertIssued } from '../events/cert-issued.js';
+import { InvalidDirectiveError } from '../events/errors.js';
+import { directiveKey, type Directive } from '../directive/types.js';
+import { validateSpec } from '../directive/validate.js';
+import { enqueueChain } from '../queue/enqueue.js';
+import { accepted } from '../status/transitions.js';
+import type { AppDeps } from './deps.js';
+
+export interface AcceptedEvent {
+  directive: string;
+  uid: string;
+  generation: number;
+  selectors: number;
+  jobIds: string[];
+  duplicate: boolean;
+}
+
+export interface IgnoredEvent {
+  ignored: true;
+  reason: string;
+}
+
+/** Redis trouble is a 503 for the sender to retry; the flow write is atomic, so nothing is half-done. */
+async function inRedis<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof BouncerError) throw error;
+    throw new TransientError(`Redis is unreachable: ${messageOf(error)}`, 5, { cause: error });
+  }
+}
+
+async function resolveDirective(deps: AppDeps, event: Exclude<CertIssued, { kind: 'ignored' }>): Promise<Directive> {
+  const directive =
+    event.kind === 'inline'
+      ? await deps.kube.applyDirective(event.manifest)
+      : await deps.kube.getDirective(event.ref);
+  // The cluster may serve the CRD without its schema: check what it holds before acting on it.
+  const problems = validateSpec(directive.spec);
+  if (problems.length > 0) throw new InvalidDirectiveError(problems);
+  return directive;
+}
+
+/**
+ * Accepts one cert-issued event: resolves the directive, enqueues its chain (answering only once
+ * every job is in Redis) and marks the new generation PENDING. A generation already accepted is a
+ * duplicate and enqueues nothing.
+ */
+export async function ingest(deps: AppDeps, event: CertIssued): Promise<AcceptedEvent | IgnoredEvent> {
+  if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
+  const directive = await resolveDirective(deps, event);
+  const { namespace, name, uid, generation } = directive.metadata;
+  const { jobIds, duplicate } = await inRedis(() =>
+    enqueueChain({ flows: deps.flows, redis: deps.redis, prefix: deps.config.queuePrefix }, directive, event.issuedAt),
+  );
+  if (!duplicate) {
+    try {
+      await deps.status.apply(
+        { namespace, name, uid, generation },
+        accepted(generation, directive.spec.podsToBounce.length),
+        directive,
+      );
+    } catch (error) {
+      // The jobs are durable and the worker writes the status as it starts; do not fail the sender.
+      deps.log.warn({ err: error, directive: directiveKey(directive.metadata) }, 'could not mark the directive PENDING');
+    }
+  }
+  return {
+    directive: directiveKey(directive.metadata),
+    uid,
+    generation,
+    selectors: directive.spec.podsToBounce.length,
+    jobIds,
+    duplicate,
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { messageOf } from '../../errors.js';
+import type { AppDeps } from '../deps.js';
+
+const PROBE_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what} did not answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref(),
+    ),
+  ]);
+}
+
+async function check(work: () => Promise<unknown>, what: string): Promise<string> {
+  try {
+    await withTimeout(work(), what);
+    return 'ok';
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
+/** `/healthz`: the process answers. `/readyz`: Redis and the API server answer too. */
+export function healthRoutes(deps: AppDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/readyz', async (_request, reply) => {
+      const [redis, kubernetes] = await Promise.all([
+        check(() => deps.redis.ping(), 'Redis'),
+        check(() => deps.kube.ping(), 'The Kubernetes API'),
+      ]);
+      const ready = redis === 'ok' && kubernetes === 'ok';
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', redis, kubernetes });
+    });
+  };
+}

@@ -1,0 +1,23 @@
+import type { V1Pod } from '@kubernetes/client-node';
+
+/** What the workflow needs to know about a pod, and nothing more. */
+export interface PodInfo {
+  name: string;
+  uid: string;
+  /** creationTimestamp: one-second precision, as the API server stores it. */
+  createdAt: Date;
+  ready: boolean;
+  terminating: boolean;
+}
+
+export function toPodInfo(pod: V1Pod): PodInfo {
+  const metadata = pod.metadata ?? {};
+  const readyCondition = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+  return {
+    name: metadata.name ?? '',
+    uid: metadata.uid ?? '',
+    createdAt: new Date(metadata.creationTimestamp ?? 0),
+    ready: readyCondition?.status === 'True',
+    terminating: metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null,
+  };
+}

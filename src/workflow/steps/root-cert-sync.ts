@@ -1,0 +1,29 @@
+import type { StepContext, StepOutcome } from '../context.js';
+
+/**
+ * Waits until the namespace's root-cert ConfigMap carries the issuer's root certificate, so the
+ * pods about to restart come back trusting the new root. Byte-exact comparison; a missing
+ * ConfigMap, Secret or key means "not yet". Secret bytes never leave this function.
+ */
+export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
+  const sync = context.data.selector.rootCertSync;
+  if (sync === undefined) return { next: 'select' };
+  const { kube, settings } = context.deps;
+  const [secret, configMap] = await Promise.all([
+    kube.readSecretKey(sync.secretRef, sync.secretKey),
+    kube.readConfigMapKey(sync.configMapRef, sync.configMapKey),
+  ]);
+  if (secret !== undefined && configMap !== undefined && Buffer.from(configMap).equals(secret)) {
+    await context.note(
+      `root cert of ${sync.configMapRef.namespace}/${sync.configMapRef.name} matches secret ${sync.secretRef.namespace}/${sync.secretRef.name}`,
+    );
+    return { next: 'select' };
+  }
+  const missing = secret === undefined ? 'secret key missing' : configMap === undefined ? 'configmap key missing' : 'differs';
+  return {
+    wait: {
+      what: `root cert in configmap ${sync.configMapRef.namespace}/${sync.configMapRef.name} key ${sync.configMapKey} to match secret ${sync.secretRef.namespace}/${sync.secretRef.name} key ${sync.secretKey} (${missing})`,
+      timeoutSeconds: settings.rootCertSyncTimeoutSeconds,
+    },
+  };
+}

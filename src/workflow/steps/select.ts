@@ -1,0 +1,41 @@
+import { podsChosen } from '../../status/transitions.js';
+import type { PodInfo } from '../../kube/pods.js';
+import type { StepContext, StepOutcome } from '../context.js';
+
+/**
+ * A pod needs bouncing unless it is already terminating or was created at or after `issuedAt`
+ * (creationTimestamp has one-second precision, so equal means "already has the new cert";
+ * anything earlier is bounced: when in doubt, bounce).
+ */
+export function needsBounce(pod: PodInfo, issuedAt: Date | undefined): boolean {
+  if (pod.terminating) return false;
+  return issuedAt === undefined || pod.createdAt.getTime() < issuedAt.getTime();
+}
+
+/**
+ * Chooses the selector's pods once, records names and uids in the job and names in
+ * `status.podsBounced[i]`, all before anything is deleted. A re-run reuses the recorded choice.
+ */
+export async function select(context: StepContext): Promise<StepOutcome> {
+  const { data, deps } = context;
+  let chosen = context.progress.chosen;
+  if (chosen === undefined) {
+    const issuedAt = data.issuedAt === undefined ? undefined : new Date(data.issuedAt);
+    const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
+    chosen = pods
+      .filter((pod) => needsBounce(pod, issuedAt))
+      .map(({ name, uid }) => ({ name, uid }));
+    await context.save({ chosen, bounced: [], inFlight: [] });
+    const skipped = pods.length - chosen.length;
+    await context.note(
+      `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
+    );
+  }
+  const names = chosen.map((pod) => pod.name);
+  const { namespace, name, uid } = data.directive;
+  await deps.status.apply(
+    { namespace, name, uid, generation: data.generation },
+    podsChosen(data.generation, data.selectorIndex, names),
+  );
+  return { next: 'bounce' };
+}

@@ -1,0 +1,61 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUE_NAME } from '../queue/names.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
+import { failed } from '../status/transitions.js';
+import type { WorkflowDeps } from './context.js';
+import { createSelectorProcessor, type SelectorResult } from './processor.js';
+
+export interface WorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  /** A killed worker's job is picked up by another run after about this long. */
+  lockMs: number;
+}
+
+/** Backoff for transient failures: exponential from 1 s, capped at 30 s, with jitter. */
+function backoff(attemptsMade: number): number {
+  const base = Math.min(30_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+/**
+ * Starts the worker that runs selector jobs. Waiting jobs are delayed, not held, so
+ * `concurrency` bounds only the jobs doing API work at one moment.
+ */
+export function startWorker(deps: WorkflowDeps, options: WorkerOptions): Worker<SelectorJobData, SelectorResult> {
+  const worker = new Worker<SelectorJobData, SelectorResult>(QUEUE_NAME, createSelectorProcessor(deps), {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockMs,
+    stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
+    // Steps are idempotent, so a job whose worker died is safe to run again several times.
+    maxStalledCount: 5,
+    settings: { backoffStrategy: backoff },
+  });
+  worker.on('error', (error) => deps.log.error({ err: error }, 'worker error'));
+  worker.on('failed', (job, error) => {
+    if (job !== undefined) void reportUnhandledFailure(deps, job, error);
+  });
+  return worker;
+}
+
+/**
+ * The processor writes FAILED itself for every failure it sees. A job can also fail without the
+ * processor running to the end (its worker died too often); this makes sure the directive says so.
+ */
+async function reportUnhandledFailure(deps: WorkflowDeps, job: Job<SelectorJobData>, error: Error): Promise<void> {
+  const state = await job.getState().catch(() => 'unknown');
+  if (state !== 'failed' || error.name === 'UnrecoverableError') return;
+  const data = job.data;
+  try {
+    await deps.status.apply(
+      { ...data.directive, generation: data.generation },
+      failed(data.generation, data.selectorIndex, error.message),
+    );
+  } catch (statusError) {
+    deps.log.error({ err: statusError, jobId: job.id }, 'could not write FAILED status');
+  }
+}
