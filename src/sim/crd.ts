@@ -1,0 +1,92 @@
+// Loads the chart's CRD so the simulator validates exactly what a cluster would.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { isPlainObject } from './objects.js';
+import type { JsonSchema } from './schema.js';
+
+export interface CrdDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  statusSubresource: boolean;
+  schema: JsonSchema;
+}
+
+interface CrdVersion {
+  name: string;
+  storage?: boolean;
+  subresources?: { status?: object };
+  schema?: { openAPIV3Schema?: JsonSchema };
+}
+
+interface CrdNames {
+  kind?: string;
+  listKind?: string;
+  plural?: string;
+  singular?: string;
+  shortNames?: string[];
+}
+
+interface CrdDocument {
+  spec?: { group?: string; names?: CrdNames; versions?: CrdVersion[] };
+}
+
+/** The chart's CRD path: found from this module by walking up to the directory with package.json. */
+export function defaultCrdPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir)
+      throw new Error('cannot find the package root (no package.json above the simulator)');
+    dir = parent;
+  }
+  return join(dir, 'charts', 'pod-bouncer', 'crds', 'podbouncedirectives.yaml');
+}
+
+/** Reads a CRD file and returns its storage version; throws a plain sentence when it is unusable. */
+export async function loadCrd(path: string): Promise<CrdDefinition> {
+  const doc: unknown = parse(await readFile(path, 'utf8'));
+  const spec = (isPlainObject(doc) ? (doc as CrdDocument).spec : undefined) ?? {};
+  const names = spec.names ?? {};
+  const version = storageVersion(spec.versions ?? []);
+  const schema = version?.schema?.openAPIV3Schema;
+  if (!spec.group || !names.kind || !names.plural || !version || !schema) {
+    throw new Error(`${path} is not a CustomResourceDefinition with a group, names and a schema`);
+  }
+  return toDefinition(
+    spec.group,
+    { ...names, kind: names.kind, plural: names.plural },
+    version,
+    schema,
+  );
+}
+
+function storageVersion(versions: CrdVersion[]): CrdVersion | undefined {
+  return versions.find((v) => v.storage) ?? versions[0];
+}
+
+function toDefinition(
+  group: string,
+  names: CrdNames & { kind: string; plural: string },
+  version: CrdVersion,
+  schema: JsonSchema,
+): CrdDefinition {
+  return {
+    group,
+    version: version.name,
+    kind: names.kind,
+    listKind: names.listKind ?? `${names.kind}List`,
+    plural: names.plural,
+    singular: names.singular ?? names.kind.toLowerCase(),
+    shortNames: names.shortNames ?? [],
+    statusSubresource: version.subresources?.status !== undefined,
+    schema,
+  };
+}

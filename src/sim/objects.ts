@@ -1,0 +1,107 @@
+// Plain-JSON shapes of the objects the simulator stores and serves, as the API returns them.
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Metadata as clients may send it: everything optional except what the route supplies. */
+export interface ObjectMetaInput {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  [key: string]: unknown;
+}
+
+/** Metadata of a stored object: the server always fills these in. */
+export interface ObjectMeta extends ObjectMetaInput {
+  name: string;
+  namespace: string;
+  uid: string;
+  resourceVersion: string;
+  creationTimestamp: string;
+}
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False';
+  lastTransitionTime: string;
+}
+
+export interface PodObject extends KubeObject {
+  metadata: ObjectMeta & { labels: Record<string, string> };
+  spec: {
+    containers: Array<{ name: string; image: string }>;
+    nodeName: string;
+    terminationGracePeriodSeconds: number;
+    [key: string]: unknown;
+  };
+  status: {
+    phase: string;
+    conditions: PodCondition[];
+    [key: string]: unknown;
+  };
+}
+
+export interface ObjectRef {
+  name: string;
+  namespace: string;
+}
+
+export interface RootCertSync {
+  secretRef: ObjectRef;
+  secretKey: string;
+  configMapRef: ObjectRef;
+  configMapKey: string;
+}
+
+export interface PodSelectorSpec {
+  namespace: string;
+  labels: Record<string, string>;
+  waitForReplicas?: number;
+  rootCertSync?: RootCertSync;
+}
+
+export type DirectiveState = 'PENDING' | 'BOUNCING_PODS' | 'FAILED' | 'FINISHED';
+
+export interface DirectiveStatus {
+  observedGeneration?: number;
+  state?: DirectiveState;
+  error?: string;
+  podsBounced?: Array<{ bouncedPods?: string[] }>;
+}
+
+export interface DirectiveObject extends KubeObject {
+  metadata: ObjectMeta & { generation: number };
+  spec: { meshRef?: ObjectRef; podsToBounce: PodSelectorSpec[] };
+  status?: DirectiveStatus;
+}
+
+/** Second-precision RFC 3339, the way Kubernetes serialises metav1.Time. */
+export function rfc3339(at: number | Date = Date.now()): string {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

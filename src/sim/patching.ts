@@ -1,0 +1,97 @@
+// PATCH in its four flavours. Server-side apply remembers what each field manager applied so
+// that a field it stops applying is removed, and creates the object when it does not exist.
+import { ApiError, badRequest, notFound, qualifiedResource, unprocessable } from './api-errors.js';
+import { APPLY_PATCH } from './http-io.js';
+import { applyJsonPatch } from './json-patch.js';
+import { dropUnappliedFields, mergePatch } from './merge-patch.js';
+import type { KubeObject } from './objects.js';
+import { isPlainObject } from './objects.js';
+import type { ApiRequest, Reply } from './requests.js';
+import { isDryRun } from './requests.js';
+import type { ResourceType } from './resources.js';
+import type { ObjectStore } from './store.js';
+import type { ObjectWriter } from './writes.js';
+
+const MERGE = 'application/merge-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
+
+export class Patcher {
+  // Last configuration applied per object and field manager.
+  private readonly applied = new Map<string, unknown>();
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly writer: ObjectWriter,
+  ) {}
+
+  patch(req: ApiRequest): Reply {
+    const { type, namespace, contentType } = req;
+    const name = req.path.name ?? '';
+    const current = this.store.get(type.storeKey, namespace, name);
+    if (contentType === APPLY_PATCH) return this.apply(req, current);
+    if (!current) throw notFound(qualifiedResource(type.plural, type.group), name);
+    const desired = patchedObject(type, current, contentType, req.body);
+    const options = { subresource: req.path.subresource, dryRun: isDryRun(req.query) };
+    return { status: 200, body: this.writer.update(type, current, desired, options) };
+  }
+
+  /** Forgets what was applied to an object once it is deleted. */
+  forget(type: ResourceType, namespace: string, name: string): void {
+    const prefix = `${type.storeKey}/${namespace}/${name}/`;
+    for (const key of [...this.applied.keys()])
+      if (key.startsWith(prefix)) this.applied.delete(key);
+  }
+
+  private apply(req: ApiRequest, current: KubeObject | undefined): Reply {
+    const { type, namespace, body, query } = req;
+    const name = req.path.name ?? '';
+    const manager = query.get('fieldManager');
+    if (!manager) {
+      throw unprocessable(
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      );
+    }
+    if (!isPlainObject(body) || !body.apiVersion || !body.kind) {
+      throw badRequest('invalid object type: an apply patch must set apiVersion and kind');
+    }
+    const dryRun = isDryRun(query);
+    const key = `${type.storeKey}/${namespace}/${name}/${req.path.subresource ?? ''}/${manager}`;
+    const config = {
+      ...body,
+      metadata: { ...(isPlainObject(body.metadata) ? body.metadata : {}), name },
+    };
+    if (!current) {
+      if (req.path.subresource) throw notFound(qualifiedResource(type.plural, type.group), name);
+      const created = this.writer.create(type, namespace, config, dryRun);
+      if (!dryRun) this.applied.set(key, structuredClone(config));
+      return { status: 201, body: created };
+    }
+    const desired = mergePatch(current, config) as Record<string, unknown>;
+    dropUnappliedFields(desired, this.applied.get(key), config);
+    const updated = this.writer.update(type, current, desired, {
+      subresource: req.path.subresource,
+      dryRun,
+    });
+    if (!dryRun) this.applied.set(key, structuredClone(config));
+    return { status: 200, body: updated };
+  }
+}
+
+function patchedObject(
+  type: ResourceType,
+  current: KubeObject,
+  contentType: string,
+  body: unknown,
+): unknown {
+  if (contentType === MERGE || (contentType === STRATEGIC && !type.custom)) {
+    if (!isPlainObject(body)) throw badRequest('a merge patch must be a JSON object');
+    return mergePatch(current, body);
+  }
+  if (contentType === JSON_PATCH) return applyJsonPatch(current, body);
+  throw new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE}, ${APPLY_PATCH}${type.custom ? '' : `, ${STRATEGIC}`}`,
+  );
+}

@@ -1,0 +1,127 @@
+// Pod lifecycle: creation, readiness, and graceful deletion (Terminating, then gone).
+import { randomUUID } from 'node:crypto';
+import { notFound } from './api-errors.js';
+import type { DeletionLedger } from './deletions.js';
+import type { Preconditions } from './object-meta.js';
+import { checkPreconditions } from './object-meta.js';
+import type { OwnerReference, PodObject } from './objects.js';
+import { rfc3339 } from './objects.js';
+import { buildPod, isPodReady, isTerminating, setPodReady } from './pod-factory.js';
+import type { ResourceType } from './resources.js';
+import type { ObjectStore } from './store.js';
+import type { Timers } from './timers.js';
+
+const PODS = 'pods';
+
+/** What owners (the workload controllers) learn about their pods. */
+export interface PodLifecycleHooks {
+  terminationGraceMs(pod: PodObject): number;
+  terminating(pod: PodObject): void;
+  removed(pod: PodObject): void;
+}
+
+export interface NewPodSpec {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  ready: boolean;
+  createdAt?: Date;
+  owner?: OwnerReference;
+  app?: string;
+}
+
+export interface DeleteRequest {
+  preconditions?: Preconditions;
+  dryRun?: boolean;
+  /** Runs once the pod is known to be live and the preconditions hold (eviction: the PDB check). */
+  admit?: (pod: PodObject) => void;
+}
+
+export class PodRuntime {
+  private readonly readyTimers = new Map<string, NodeJS.Timeout>();
+  private hooks?: PodLifecycleHooks;
+  private ipCounter = 10;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly timers: Timers,
+    private readonly ledger: DeletionLedger,
+    private readonly podType: ResourceType,
+  ) {}
+
+  setHooks(hooks: PodLifecycleHooks): void {
+    this.hooks = hooks;
+  }
+
+  get(namespace: string, name: string): PodObject | undefined {
+    return this.store.get(PODS, namespace, name) as PodObject | undefined;
+  }
+
+  list(namespace?: string): PodObject[] {
+    return this.store.list(PODS, namespace) as PodObject[];
+  }
+
+  create(spec: NewPodSpec): PodObject {
+    this.ipCounter += 1;
+    const podIP = `10.244.${Math.floor(this.ipCounter / 250) % 250}.${(this.ipCounter % 250) + 1}`;
+    const pod = buildPod({ ...spec, uid: randomUUID(), podIP });
+    return this.store.create(PODS, pod) as PodObject;
+  }
+
+  /** Makes the pod Ready after delayMs (null: never), replacing any earlier schedule. */
+  scheduleReady(pod: PodObject, delayMs: number | null): void {
+    const { uid } = pod.metadata;
+    this.timers.cancel(this.readyTimers.get(uid));
+    this.readyTimers.delete(uid);
+    if (delayMs === null) return;
+    const handle = this.timers.after(delayMs, () => {
+      this.readyTimers.delete(uid);
+      this.setReady(pod.metadata.namespace, pod.metadata.name, uid);
+    });
+    if (handle) this.readyTimers.set(uid, handle);
+  }
+
+  /** DELETE semantics of the API server for pods, with deletion accounting. */
+  delete(namespace: string, name: string, request: DeleteRequest = {}): PodObject {
+    const pod = this.get(namespace, name);
+    if (!pod) throw notFound(PODS, name);
+    this.ledger.recordRequest(pod.metadata.uid);
+    checkPreconditions(this.podType, pod, request.preconditions ?? {});
+    if (isTerminating(pod)) return pod;
+    request.admit?.(pod);
+    return request.dryRun ? pod : this.terminate(pod);
+  }
+
+  private terminate(pod: PodObject): PodObject {
+    const { namespace, name, uid } = pod.metadata;
+    const graceMs = Math.max(0, this.hooks?.terminationGraceMs(pod) ?? 0);
+    this.timers.cancel(this.readyTimers.get(uid));
+    this.readyTimers.delete(uid);
+    pod.metadata.deletionTimestamp = rfc3339(Date.now() + graceMs);
+    pod.metadata.deletionGracePeriodSeconds = Math.ceil(graceMs / 1000);
+    setPodReady(pod, false);
+    const gone = graceMs === 0;
+    const result = (
+      gone ? this.store.remove(PODS, namespace, name, pod) : this.store.update(PODS, pod)
+    ) as PodObject;
+    this.ledger.recordDeletion({ namespace, name, uid });
+    this.hooks?.terminating(result);
+    if (gone) this.hooks?.removed(result);
+    else this.timers.after(graceMs, () => this.finish(namespace, name, uid));
+    return result;
+  }
+
+  private finish(namespace: string, name: string, uid: string): void {
+    const pod = this.get(namespace, name);
+    if (pod?.metadata.uid !== uid) return;
+    const removed = this.store.remove(PODS, namespace, name) as PodObject;
+    this.hooks?.removed(removed);
+  }
+
+  private setReady(namespace: string, name: string, uid: string): void {
+    const pod = this.get(namespace, name);
+    if (pod?.metadata.uid !== uid || isTerminating(pod) || isPodReady(pod)) return;
+    setPodReady(pod, true);
+    this.store.update(PODS, pod);
+  }
+}

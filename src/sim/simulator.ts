@@ -1,0 +1,190 @@
+// The Simulator facade: an HTTP API server on an ephemeral port plus programmatic controls.
+import { writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Cluster } from './cluster.js';
+import { defaultCrdPath, loadCrd } from './crd.js';
+import type { CrdDefinition } from './crd.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { matchesSelector, selectorFromLabels } from './label-selector.js';
+import type { DirectiveObject, KubeObject, PodObject } from './objects.js';
+import { applyDirective } from './directives.js';
+import { encodeSecretData } from './secrets.js';
+import { createApiServer } from './server.js';
+import type {
+  FaultSpec,
+  NewPod,
+  PodDeletion,
+  PodDisruptionBudgetSpec,
+  RequestLogEntry,
+  Simulator,
+  SimulatorOptions,
+  TokenUser,
+  WorkloadSpec,
+} from './types.js';
+
+/** Starts a simulator; resolves once it listens. Close it with `close()`. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const crd = await loadCrd(options.crdPath ?? defaultCrdPath());
+  const sim = new SimulatedCluster(crd, options);
+  await sim.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  return sim;
+}
+
+class SimulatedCluster implements Simulator {
+  private address = '';
+  private readonly cluster: Cluster;
+  private readonly server: Server;
+  private closing?: Promise<void>;
+
+  constructor(crd: CrdDefinition, options: SimulatorOptions) {
+    this.cluster = new Cluster(crd, options, () => this.url.replace(/^https?:\/\//, ''));
+    this.server = createApiServer(this.cluster);
+  }
+
+  get url(): string {
+    return this.address;
+  }
+
+  listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        const { address, port: bound } = this.server.address() as AddressInfo;
+        this.address = `http://${address.includes(':') ? `[${address}]` : address}:${bound}`;
+        resolve();
+      });
+    });
+  }
+
+  kubeconfigYaml(): string {
+    return kubeconfigYaml(this.url);
+  }
+
+  writeKubeconfig(path: string): Promise<void> {
+    return writeFile(path, this.kubeconfigYaml(), { mode: 0o600 });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise((resolve) => {
+      this.cluster.timers.clear();
+      this.cluster.watches.dropAll();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    return this.closing;
+  }
+
+  addWorkload(spec: WorkloadSpec): void {
+    this.cluster.workloads.add(spec);
+  }
+
+  setReadinessDelay(namespace: string, workload: string, delayMs: number | null): void {
+    this.cluster.workloads.setReadinessDelay(namespace, workload, delayMs);
+  }
+
+  addPod(pod: NewPod): PodObject {
+    return this.cluster.pods.create({ ...pod, ready: pod.ready ?? true });
+  }
+
+  listPods(namespace: string, labels: Record<string, string> = {}): PodObject[] {
+    const selector = selectorFromLabels(labels);
+    return this.cluster.pods
+      .list(namespace)
+      .filter((pod) => matchesSelector(selector, pod.metadata.labels));
+  }
+
+  deletionsByUid(): Map<string, number> {
+    return this.cluster.ledger.deletionsByUid();
+  }
+
+  deleteRequestsByUid(): Map<string, number> {
+    return this.cluster.ledger.requestsByUid();
+  }
+
+  deletedPods(): PodDeletion[] {
+    return this.cluster.ledger.deleted();
+  }
+
+  onPodDeleted(listener: (p: Omit<PodDeletion, 'at'>) => void): () => void {
+    return this.cluster.ledger.onDeleted(listener);
+  }
+
+  putConfigMap(namespace: string, name: string, data: Record<string, string>): void {
+    this.upsert('configmaps', namespace, name, { data: { ...data } });
+  }
+
+  putSecret(namespace: string, name: string, data: Record<string, string>): void {
+    this.upsert('secrets', namespace, name, { type: 'Opaque', data: encodeSecretData(data) });
+  }
+
+  addPodDisruptionBudget(pdb: PodDisruptionBudgetSpec): void {
+    const spec: Record<string, unknown> = { selector: { matchLabels: { ...pdb.labels } } };
+    if (pdb.minAvailable !== undefined) spec.minAvailable = pdb.minAvailable;
+    if (pdb.maxUnavailable !== undefined) spec.maxUnavailable = pdb.maxUnavailable;
+    this.upsert('poddisruptionbudgets', pdb.namespace, pdb.name, { spec });
+  }
+
+  applyDirective(obj: object): DirectiveObject {
+    return applyDirective(this.cluster, obj);
+  }
+
+  getDirective(namespace: string, name: string): DirectiveObject | undefined {
+    return this.cluster.store.get(this.cluster.directiveType.storeKey, namespace, name) as
+      DirectiveObject | undefined;
+  }
+
+  deleteDirective(namespace: string, name: string): void {
+    const type = this.cluster.directiveType;
+    this.cluster.store.remove(type.storeKey, namespace, name);
+    this.cluster.patcher.forget(type, namespace, name);
+  }
+
+  registerToken(token: string, user: TokenUser): void {
+    this.cluster.tokens.register(token, user);
+  }
+
+  requests(): RequestLogEntry[] {
+    return this.cluster.log.all();
+  }
+
+  resetRequests(): void {
+    this.cluster.log.reset();
+  }
+
+  events(): object[] {
+    const { store } = this.cluster;
+    return [...store.list('events'), ...store.list('events.k8s.io/events')].sort(byCreation);
+  }
+
+  setFaults(f: FaultSpec | null): void {
+    this.cluster.faults.set(f);
+  }
+
+  dropWatches(): void {
+    this.cluster.watches.dropAll();
+  }
+
+  schedule(delayMs: number, action: () => void): void {
+    this.cluster.timers.after(delayMs, action);
+  }
+
+  /** Create or replace fields of an object; every call is a write (new resourceVersion, watch event). */
+  private upsert(
+    storeKey: string,
+    namespace: string,
+    name: string,
+    fields: Record<string, unknown>,
+  ): void {
+    const { store, writer } = this.cluster;
+    const type = this.cluster.type(storeKey);
+    const current = store.get(storeKey, namespace, name);
+    if (current) store.update(storeKey, { ...current, ...fields });
+    else writer.create(type, namespace, { metadata: { name, namespace }, ...fields });
+  }
+}
+
+function byCreation(a: KubeObject, b: KubeObject): number {
+  const at = (obj: KubeObject): number => Date.parse(obj.metadata.creationTimestamp) || 0;
+  return at(a) - at(b);
+}

@@ -1,0 +1,133 @@
+// The simulator's public contract; other modules and tests code against these names.
+import type { DirectiveObject, PodObject } from './objects.js';
+
+export interface SimulatorOptions {
+  /** Listen port; default 0 (ephemeral). */
+  port?: number;
+  /** Listen address; default 127.0.0.1. */
+  host?: string;
+  /** CRD used for validation; default charts/pod-bouncer/crds/podbouncedirectives.yaml under the package root. */
+  crdPath?: string;
+  /** Seed of the fault-injection RNG, so a fault sequence can be replayed. */
+  seed?: number;
+  /** Watch events kept for resuming from a resourceVersion; older ones answer 410 Expired. Default 1000. */
+  watchHistorySize?: number;
+  /** Period of BOOKMARK events on watches that ask for them. Default 15000. */
+  bookmarkIntervalMs?: number;
+}
+
+export interface WorkloadSpec {
+  namespace: string;
+  name: string;
+  kind: 'ReplicaSet' | 'StatefulSet';
+  labels: Record<string, string>;
+  replicas: number;
+  /** Delay before a replacement pod becomes Ready; null = never. Default 0. Initial pods start Ready. */
+  readinessDelayMs?: number | null;
+  /** How long a deleted pod stays Terminating before it disappears. Default 0. */
+  terminationGraceMs?: number;
+}
+
+export interface FaultSpec {
+  /** Share (0..1) of matching requests that fail. */
+  errorRate?: number;
+  /** Status of injected failures; default 500. 429 carries Retry-After. */
+  status?: 500 | 503 | 429;
+  retryAfterSeconds?: number;
+  /** Latency added to matching requests (watches: before the stream starts). */
+  latencyMs?: number;
+  /** Only these HTTP methods match (default all). */
+  methods?: string[];
+  /** Only these resources or subresources match, e.g. 'pods', 'eviction', 'status' (default all). */
+  resources?: string[];
+  /**
+   * Fail after the request took effect instead of before: the change is made but the client
+   * gets the error, as when a response is lost. Default false.
+   */
+  afterEffect?: boolean;
+}
+
+export interface RequestLogEntry {
+  at: number;
+  method: string;
+  /** URL path without the query string. */
+  path: string;
+  /** Raw query string without '?', '' when none. */
+  query: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  watch: boolean;
+  status: number;
+}
+
+export interface TokenUser {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  audiences?: string[];
+}
+
+export interface NewPod {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  ready?: boolean;
+  createdAt?: Date;
+}
+
+export interface PodDisruptionBudgetSpec {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  minAvailable?: number;
+  maxUnavailable?: number;
+}
+
+export interface PodDeletion {
+  at: number;
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface Simulator {
+  readonly url: string;
+  /** Kubeconfig for this simulator: insecure-skip-tls-verify, a token user, context 'sim' current. */
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Ends watches, clears timers and closes the server. Safe to call twice. */
+  close(): Promise<void>;
+
+  addWorkload(spec: WorkloadSpec): void;
+  setReadinessDelay(namespace: string, workload: string, delayMs: number | null): void;
+  addPod(pod: NewPod): PodObject;
+  /** Live pods, terminating ones included, optionally filtered by label equality. */
+  listPods(namespace: string, labels?: Record<string, string>): PodObject[];
+
+  /** Effective deletions per pod uid (a correct client never exceeds 1). */
+  deletionsByUid(): Map<string, number>;
+  /** Every DELETE or eviction that resolved to a pod, per uid, rejected ones included. */
+  deleteRequestsByUid(): Map<string, number>;
+  deletedPods(): PodDeletion[];
+  onPodDeleted(listener: (p: Omit<PodDeletion, 'at'>) => void): () => void;
+
+  putConfigMap(namespace: string, name: string, data: Record<string, string>): void;
+  putSecret(namespace: string, name: string, data: Record<string, string>): void;
+  addPodDisruptionBudget(pdb: PodDisruptionBudgetSpec): void;
+
+  applyDirective(obj: object): DirectiveObject;
+  getDirective(namespace: string, name: string): DirectiveObject | undefined;
+  deleteDirective(namespace: string, name: string): void;
+
+  registerToken(token: string, user: TokenUser): void;
+
+  requests(): RequestLogEntry[];
+  resetRequests(): void;
+  events(): object[];
+  setFaults(f: FaultSpec | null): void;
+  dropWatches(): void;
+  /** Runs action after delayMs unless the simulator closes first (for fixtures such as demoMesh). */
+  schedule(delayMs: number, action: () => void): void;
+}

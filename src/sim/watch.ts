@@ -1,0 +1,138 @@
+// Watch streams: newline-delimited JSON events, resumable from a resourceVersion while the store's
+// history reaches back that far (else one 410 Expired ERROR event, as from a compacted etcd).
+import type { ServerResponse } from 'node:http';
+import { badRequest, expired } from './api-errors.js';
+import type { FieldSelector } from './field-selector.js';
+import { matchesFields } from './field-selector.js';
+import type { Selector } from './label-selector.js';
+import { matchesSelector } from './label-selector.js';
+import type { KubeObject } from './objects.js';
+import { apiVersionOf } from './resources.js';
+import type { ResourceType } from './resources.js';
+import type { ObjectStore, StoreEvent } from './store.js';
+import type { Timers } from './timers.js';
+
+export interface WatchOptions {
+  type: ResourceType;
+  /** Undefined watches every namespace. */
+  namespace?: string;
+  labels: Selector;
+  fields: FieldSelector;
+  resourceVersion?: string;
+  timeoutSeconds?: number;
+  bookmarks: boolean;
+}
+
+interface WireEvent {
+  type: string;
+  object: unknown;
+}
+
+export class WatchHub {
+  private readonly closers = new Set<() => void>();
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly timers: Timers,
+    private readonly bookmarkIntervalMs: number,
+  ) {}
+
+  /** Starts a stream on `res`. Throws (before writing anything) when the request is invalid. */
+  open(res: ServerResponse, options: WatchOptions): void {
+    const initial = this.initialEvents(options);
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+    });
+    res.flushHeaders();
+    const send = (event: WireEvent): void => {
+      if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+    };
+    if (initial === 'expired') {
+      const requested = options.resourceVersion ?? '';
+      send({
+        type: 'ERROR',
+        object: expired(requested, this.store.oldestResourceVersion()).toStatus(),
+      });
+      res.end();
+      return;
+    }
+    initial.forEach(send);
+    const unsubscribe = this.store.subscribe((event) => {
+      const translated = translate(event, options);
+      if (translated) send(translated);
+    });
+    const timeout = options.timeoutSeconds
+      ? this.timers.after(options.timeoutSeconds * 1000, () => res.end())
+      : undefined;
+    const stopBookmarks = options.bookmarks
+      ? this.bookmarkLoop(options.type, send)
+      : (): void => undefined;
+    const close = (): void => {
+      if (!res.writableEnded) res.end();
+    };
+    this.closers.add(close);
+    res.on('close', () => {
+      unsubscribe();
+      this.timers.cancel(timeout);
+      stopBookmarks();
+      this.closers.delete(close);
+    });
+  }
+
+  /** Ends every open stream cleanly; clients see the watch finish and must re-watch. */
+  dropAll(): void {
+    for (const close of [...this.closers]) close();
+  }
+
+  private initialEvents(options: WatchOptions): WireEvent[] | 'expired' {
+    const rv = options.resourceVersion;
+    if (rv === undefined || rv === '' || rv === '0') {
+      // No starting point: synthetic ADDED events for the current state, then live changes.
+      return this.store
+        .list(options.type.storeKey, options.namespace)
+        .filter((obj) => matches(obj, options))
+        .map((object) => ({ type: 'ADDED', object }));
+    }
+    if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
+    const events = this.store.eventsSince(Number(rv));
+    if (!events) return 'expired';
+    return events
+      .map((event) => translate(event, options))
+      .filter((e): e is WireEvent => e !== undefined);
+  }
+
+  private bookmarkLoop(type: ResourceType, send: (event: WireEvent) => void): () => void {
+    let handle: NodeJS.Timeout | undefined;
+    const tick = (): void => {
+      const metadata = { resourceVersion: this.store.resourceVersion() };
+      send({
+        type: 'BOOKMARK',
+        object: { kind: type.kind, apiVersion: apiVersionOf(type), metadata },
+      });
+      handle = this.timers.after(this.bookmarkIntervalMs, tick);
+    };
+    handle = this.timers.after(this.bookmarkIntervalMs, tick);
+    return () => this.timers.cancel(handle);
+  }
+}
+
+function matches(obj: KubeObject, options: WatchOptions): boolean {
+  return matchesSelector(options.labels, obj.metadata.labels) && matchesFields(options.fields, obj);
+}
+
+/**
+ * A store change as this watcher sees it: an object entering the selection is ADDED, one leaving
+ * it is DELETED, as the API server's watch cache reports label changes.
+ */
+function translate(event: StoreEvent, options: WatchOptions): WireEvent | undefined {
+  if (event.key !== options.type.storeKey) return undefined;
+  const { object } = event;
+  if (options.namespace !== undefined && object.metadata.namespace !== options.namespace)
+    return undefined;
+  const now = matches(object, options);
+  if (event.type !== 'MODIFIED') return now ? { type: event.type, object } : undefined;
+  const before = event.previous !== undefined && matches(event.previous, options);
+  if (now) return { type: before ? 'MODIFIED' : 'ADDED', object };
+  return before ? { type: 'DELETED', object } : undefined;
+}
