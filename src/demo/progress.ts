@@ -1,0 +1,47 @@
+import type { Queue } from 'bullmq';
+import type { Directive } from '../directive/types.js';
+import type { KubeGateway } from '../kube/gateway.js';
+
+export type Print = (line: string) => void;
+
+/**
+ * Follows a directive the way an operator would with `kubectl get pbd -w` and the dashboard:
+ * status transitions and every job log line, each stamped with the time since the event.
+ */
+export class ProgressPrinter {
+  private readonly seenLines = new Map<string, number>();
+  private lastState = '';
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly kube: KubeGateway,
+    private readonly queue: Queue,
+    private readonly print: Print,
+  ) {}
+
+  private stamp(): string {
+    return `[+${((Date.now() - this.startedAt) / 1000).toFixed(1).padStart(5)}s]`;
+  }
+
+  /** Prints what changed since the last call and returns the directive as now read. */
+  async poll(ref: { namespace: string; name: string }, jobIds: string[]): Promise<Directive> {
+    const directive = await this.kube.getDirective(ref);
+    for (const [index, jobId] of jobIds.entries()) await this.printJobLogs(index, jobId);
+    const state = directive.status?.state ?? '';
+    if (state !== this.lastState) {
+      this.lastState = state;
+      const error = directive.status?.error ? ` (${directive.status.error})` : '';
+      this.print(`${this.stamp()} directive ${ref.namespace}/${ref.name} is ${state}${error}`);
+    }
+    return directive;
+  }
+
+  private async printJobLogs(index: number, jobId: string): Promise<void> {
+    const seen = this.seenLines.get(jobId) ?? 0;
+    const { logs } = await this.queue.getJobLogs(jobId, seen, -1);
+    for (const line of logs) {
+      this.print(`${this.stamp()} selector ${index}  ${line.replace(/^\[[^\]]+\]\s*/, '')}`);
+    }
+    this.seenLines.set(jobId, seen + logs.length);
+  }
+}

@@ -1,0 +1,23 @@
+import closeWithGrace from 'close-with-grace';
+import { assertAuthConfigured, type Config } from './config.js';
+import type { Logger } from './logger.js';
+import { createKubeGateway, startServe, startWork, type Role } from './runtime.js';
+
+export type RoleName = 'serve' | 'work' | 'all';
+
+/**
+ * Starts the chosen roles and stops them in reverse order on SIGTERM/SIGINT: the listener closes
+ * first (no new events), then the worker finishes or hands back its in-flight jobs.
+ */
+export async function run(role: RoleName, config: Config, log: Logger): Promise<void> {
+  if (role !== 'work') assertAuthConfigured(config);
+  const kube = createKubeGateway(config);
+  const roles: Role[] = [];
+  if (role !== 'serve') roles.push(startWork(config, log, kube));
+  if (role !== 'work') roles.push(await startServe(config, log, kube));
+  closeWithGrace({ delay: 25_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'stopping after an unexpected error');
+    else log.info({ signal }, 'stopping');
+    for (const started of roles.reverse()) await started.close();
+  });
+}

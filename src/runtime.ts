@@ -1,0 +1,102 @@
+import { FlowProducer, Queue, type Worker } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { buildApp } from './ingress/app.js';
+import { loadKubeConfig } from './kube/client.js';
+import { KubeGateway } from './kube/gateway.js';
+import type { Logger } from './logger.js';
+import { createProducerConnection, createWorkerConnection } from './queue/connection.js';
+import { QUEUE_NAME } from './queue/names.js';
+import { StatusWriter } from './status/writer.js';
+import { startWorker } from './workflow/worker.js';
+
+/** Something started that must be stopped in order on shutdown. */
+export interface Role {
+  close(): Promise<void>;
+}
+
+export function createKubeGateway(config: Config): KubeGateway {
+  const kubeConfig = loadKubeConfig({
+    ...(config.kubeconfig ? { kubeconfig: config.kubeconfig } : {}),
+    ...(config.kubeContext ? { context: config.kubeContext } : {}),
+  });
+  return new KubeGateway(kubeConfig, { qps: config.kubeQps, burst: config.kubeBurst });
+}
+
+export interface ServeRole extends Role {
+  app: FastifyInstance;
+  queue: Queue;
+  /** The producer connection (fail-fast), for callers that inspect Redis directly. */
+  redis: Redis;
+  url: string;
+}
+
+/** The HTTP role: builds the app on the real parts and listens. */
+export async function startServe(
+  config: Config,
+  log: Logger,
+  kube: KubeGateway,
+): Promise<ServeRole> {
+  const redis: Redis = createProducerConnection(config.redisUrl);
+  redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  const connection = { connection: redis, prefix: config.queuePrefix };
+  const queue = new Queue(QUEUE_NAME, connection);
+  const flows = new FlowProducer(connection);
+  const status = new StatusWriter(kube, log.child({ component: 'status' }));
+  const app = await buildApp({ config, log, kube, redis, queue, flows, status });
+  const url = await app.listen({ port: config.port, host: config.host });
+  log.info({ url }, 'pod-bouncer is listening');
+  return {
+    app,
+    queue,
+    redis,
+    url,
+    async close(): Promise<void> {
+      await app.close();
+      await Promise.allSettled([queue.close(), flows.close()]);
+      redis.disconnect();
+    },
+  };
+}
+
+export interface WorkRole extends Role {
+  worker: Worker;
+}
+
+/** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
+export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
+  const redis = createWorkerConnection(config.redisUrl);
+  redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
+  const workflowLog = log.child({ component: 'workflow' });
+  const worker = startWorker(
+    {
+      kube,
+      status: new StatusWriter(kube, workflowLog),
+      log: workflowLog,
+      settings: {
+        pollIntervalMs: config.pollIntervalMs,
+        readinessTimeoutSeconds: config.readinessTimeoutSeconds,
+        rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
+        bounceMode: config.bounceMode,
+      },
+    },
+    {
+      connection: redis,
+      prefix: config.queuePrefix,
+      concurrency: config.workerConcurrency,
+      lockMs: config.jobLockMs,
+    },
+  );
+  log.info(
+    { concurrency: config.workerConcurrency, queue: QUEUE_NAME, prefix: config.queuePrefix },
+    'worker started',
+  );
+  return {
+    worker,
+    async close(): Promise<void> {
+      await worker.close();
+      redis.disconnect();
+    },
+  };
+}
