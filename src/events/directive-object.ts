@@ -20,7 +20,9 @@ export function looksLikeDirectiveObject(value: Record<string, unknown>): boolea
 function labelsAsMap(labels: unknown): unknown {
   if (!Array.isArray(labels)) return labels;
   const entries = labels.map((entry: unknown) =>
-    isRecord(entry) && typeof entry.key === 'string' ? [entry.key, entry.value] : [undefined, entry],
+    isRecord(entry) && typeof entry.key === 'string'
+      ? [entry.key, entry.value]
+      : [undefined, entry],
   );
   if (entries.some(([key]) => key === undefined)) return labels;
   return Object.fromEntries(entries as Array<[string, unknown]>);
@@ -39,18 +41,23 @@ function withMapLabels(spec: unknown): unknown {
 }
 
 /** Reads a whole directive object carried in an event into a manifest the API server can apply. */
-export function parseDirectiveObject(value: Record<string, unknown>, field: string): DirectiveManifest {
+export function parseDirectiveObject(
+  value: Record<string, unknown>,
+  field: string,
+): DirectiveManifest {
   const apiVersion = value.apiVersion ?? DIRECTIVE_API_VERSION;
   const kind = value.kind ?? DIRECTIVE_KIND;
   if (apiVersion !== DIRECTIVE_API_VERSION) {
     throw new BadEventError(`${field}.apiVersion`, `must be ${DIRECTIVE_API_VERSION}`);
   }
-  if (kind !== DIRECTIVE_KIND) throw new BadEventError(`${field}.kind`, `must be ${DIRECTIVE_KIND}`);
+  if (kind !== DIRECTIVE_KIND)
+    throw new BadEventError(`${field}.kind`, `must be ${DIRECTIVE_KIND}`);
   const ref = parseRef(value.metadata, `${field}.metadata`);
   const spec = withMapLabels(value.spec);
   const problems = validateSpec(spec);
   if (problems.length > 0) throw new InvalidDirectiveError(problems);
-  const labels = isRecord(value.metadata) && isRecord(value.metadata.labels) ? value.metadata.labels : undefined;
+  const labels =
+    isRecord(value.metadata) && isRecord(value.metadata.labels) ? value.metadata.labels : undefined;
   return {
     apiVersion: DIRECTIVE_API_VERSION,
     kind: DIRECTIVE_KIND,

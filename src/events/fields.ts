@@ -18,7 +18,8 @@ export function parseTime(value: unknown, field: string): Date | undefined {
 
 /** A namespace/name pair read from `source`, checked against Kubernetes name syntax. */
 export function parseRef(source: unknown, field: string): ObjectRef {
-  if (!isRecord(source)) throw new BadEventError(field, 'must be an object with namespace and name');
+  if (!isRecord(source))
+    throw new BadEventError(field, 'must be an object with namespace and name');
   const { namespace, name } = source;
   if (typeof namespace !== 'string' || !isNamespaceName(namespace)) {
     throw new BadEventError(`${field}.namespace`, 'must be a valid namespace name');

@@ -11,7 +11,10 @@ function fromNative(body: Record<string, unknown>): CertIssued {
   const issuedAt = parseTime(body.issuedAt, 'issuedAt');
   const directive = body.directive;
   if (!isRecord(directive)) {
-    throw new BadEventError('directive', 'must be an object: a {namespace, name} reference or a PodBounceDirective');
+    throw new BadEventError(
+      'directive',
+      'must be an object: a {namespace, name} reference or a PodBounceDirective',
+    );
   }
   if (looksLikeDirectiveObject(directive)) {
     const manifest = parseDirectiveObject(directive, 'directive');
@@ -24,12 +27,20 @@ function fromNative(body: Record<string, unknown>): CertIssued {
 /** `{type, object}` as event routers forward Kubernetes watch events; DELETED is ignored. */
 function fromWatchEvent(body: Record<string, unknown>): CertIssued {
   if (body.type === 'DELETED' || body.type === 'BOOKMARK') {
-    return { kind: 'ignored', reason: `${String(body.type)} watch events need no bounce`, shape: 'watch-event' };
+    return {
+      kind: 'ignored',
+      reason: `${String(body.type)} watch events need no bounce`,
+      shape: 'watch-event',
+    };
   }
   if (!isRecord(body.object) || body.object.kind !== DIRECTIVE_KIND) {
     throw new BadEventError('object.kind', `must be ${DIRECTIVE_KIND}`);
   }
-  return { kind: 'reference', ref: parseRef(body.object.metadata, 'object.metadata'), shape: 'watch-event' };
+  return {
+    kind: 'reference',
+    ref: parseRef(body.object.metadata, 'object.metadata'),
+    shape: 'watch-event',
+  };
 }
 
 /** A core/v1 Event as kubernetes-event-exporter posts it: the involved object is the reference. */
@@ -37,7 +48,11 @@ function fromKubernetesEvent(body: Record<string, unknown>): CertIssued {
   const involved = body.involvedObject ?? body.regarding;
   if (!isRecord(involved)) throw new BadEventError('involvedObject', 'must be an object');
   if (involved.kind !== DIRECTIVE_KIND) {
-    return { kind: 'ignored', reason: `events about ${String(involved.kind)} are not for pod-bouncer`, shape: 'kubernetes-event' };
+    return {
+      kind: 'ignored',
+      reason: `events about ${String(involved.kind)} are not for pod-bouncer`,
+      shape: 'kubernetes-event',
+    };
   }
   const issuedAt =
     parseTime(body.eventTime, 'eventTime') ?? parseTime(body.firstTimestamp, 'firstTimestamp');
@@ -74,7 +89,11 @@ export function normalizeBody(body: unknown, depth = 0): CertIssued {
   if ('involvedObject' in body || body.kind === 'Event') return fromKubernetesEvent(body);
   if (isWatchEvent(body)) return fromWatchEvent(body);
   if (body.kind === DIRECTIVE_KIND) {
-    return { kind: 'reference', ref: parseRef(body.metadata, 'metadata'), shape: 'directive-object' };
+    return {
+      kind: 'reference',
+      ref: parseRef(body.metadata, 'metadata'),
+      shape: 'directive-object',
+    };
   }
   throw new BadEventError(
     'body',

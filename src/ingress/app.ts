@@ -20,7 +20,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParsers(app, ['application/json']);
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(new HttpProblem(404, 'not_found', `No route ${request.method} ${request.url}.`), request, reply),
+    sendProblem(
+      new HttpProblem(404, 'not_found', `No route ${request.method} ${request.url}.`),
+      request,
+      reply,
+    ),
   );
   const authenticate = createAuthenticator(deps.config.auth, deps.kube);
   await app.register(healthRoutes(deps));

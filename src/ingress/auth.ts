@@ -25,7 +25,9 @@ function unauthorized(message: string): HttpProblem {
 
 function validSignature(secret: string, raw: Buffer | undefined, header: unknown): boolean {
   if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
-  const expected = `sha256=${createHmac('sha256', secret).update(raw ?? Buffer.alloc(0)).digest('hex')}`;
+  const expected = `sha256=${createHmac('sha256', secret)
+    .update(raw ?? Buffer.alloc(0))
+    .digest('hex')}`;
   return safeEqual(header.toLowerCase(), expected);
 }
 
@@ -42,10 +44,17 @@ async function reviewedServiceAccount(
 export type Authenticate = (request: FastifyRequest) => Promise<void>;
 
 /** Static token or body signature: cheap checks that need no API call. */
-function staticallyAllowed(auth: AuthConfig, request: FastifyRequest, token: string | undefined): boolean {
-  if (token !== undefined && auth.tokens.some((expected) => safeEqual(token, expected))) return true;
+function staticallyAllowed(
+  auth: AuthConfig,
+  request: FastifyRequest,
+  token: string | undefined,
+): boolean {
+  if (token !== undefined && auth.tokens.some((expected) => safeEqual(token, expected)))
+    return true;
   const signature = request.headers['x-signature-256'];
-  return auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature);
+  return (
+    auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature)
+  );
 }
 
 /**
@@ -62,10 +71,18 @@ export function createAuthenticator(auth: AuthConfig, kube: KubeGateway): Authen
       const account = await reviewedServiceAccount(kube, token, auth.tokenReviewAudience);
       if (account !== undefined && auth.allowedServiceAccounts.includes(account)) return;
       if (account !== undefined) {
-        throw new HttpProblem(403, 'forbidden', `Service account ${account} is not allowed to send events.`);
+        throw new HttpProblem(
+          403,
+          'forbidden',
+          `Service account ${account} is not allowed to send events.`,
+        );
       }
     }
     const given = token !== undefined || request.headers['x-signature-256'] !== undefined;
-    throw unauthorized(given ? 'The credentials are not valid.' : 'Credentials are required: send a bearer token or a signature.');
+    throw unauthorized(
+      given
+        ? 'The credentials are not valid.'
+        : 'Credentials are required: send a bearer token or a signature.',
+    );
   };
 }

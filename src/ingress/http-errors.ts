@@ -56,11 +56,16 @@ export function toProblem(error: unknown, request: FastifyRequest): HttpProblem 
   if (domain) return domain;
   const fastifyError = error as FastifyError;
   const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (known) return new HttpProblem(known[0], known[1], fastifyMessage(known[1], fastifyError, request));
+  if (known)
+    return new HttpProblem(known[0], known[1], fastifyMessage(known[1], fastifyError, request));
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
     return new HttpProblem(fastifyError.statusCode, 'bad_request', fastifyError.message);
   }
-  return new HttpProblem(500, 'internal', 'pod-bouncer failed to handle the request; see its logs.');
+  return new HttpProblem(
+    500,
+    'internal',
+    'pod-bouncer failed to handle the request; see its logs.',
+  );
 }
 
 export async function sendProblem(
@@ -70,7 +75,11 @@ export async function sendProblem(
 ): Promise<void> {
   const problem = toProblem(error, request);
   if (problem.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  else request.log.info({ status: problem.statusCode, code: problem.code, reason: problem.message }, 'request refused');
+  else
+    request.log.info(
+      { status: problem.statusCode, code: problem.code, reason: problem.message },
+      'request refused',
+    );
   await reply
     .code(problem.statusCode)
     .headers(problem.headers)

@@ -2,7 +2,7 @@ import { BouncerError, TransientError, messageOf } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { InvalidDirectiveError } from '../events/errors.js';
 import { directiveKey, type Directive } from '../directive/types.js';
-import { validateSpec } from '../directive/validate.js';
+import { normalizeSpec, validateSpec } from '../directive/validate.js';
 import { enqueueChain } from '../queue/enqueue.js';
 import { accepted } from '../status/transitions.js';
 import type { AppDeps } from './deps.js';
@@ -31,7 +31,10 @@ async function inRedis<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function resolveDirective(deps: AppDeps, event: Exclude<CertIssued, { kind: 'ignored' }>): Promise<Directive> {
+async function resolveDirective(
+  deps: AppDeps,
+  event: Exclude<CertIssued, { kind: 'ignored' }>,
+): Promise<Directive> {
   const directive =
     event.kind === 'inline'
       ? await deps.kube.applyDirective(event.manifest)
@@ -39,7 +42,7 @@ async function resolveDirective(deps: AppDeps, event: Exclude<CertIssued, { kind
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
   const problems = validateSpec(directive.spec);
   if (problems.length > 0) throw new InvalidDirectiveError(problems);
-  return directive;
+  return { ...directive, spec: normalizeSpec(directive.spec) };
 }
 
 /**
@@ -47,12 +50,19 @@ async function resolveDirective(deps: AppDeps, event: Exclude<CertIssued, { kind
  * every job is in Redis) and marks the new generation PENDING. A generation already accepted is a
  * duplicate and enqueues nothing.
  */
-export async function ingest(deps: AppDeps, event: CertIssued): Promise<AcceptedEvent | IgnoredEvent> {
+export async function ingest(
+  deps: AppDeps,
+  event: CertIssued,
+): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
   const directive = await resolveDirective(deps, event);
   const { namespace, name, uid, generation } = directive.metadata;
   const { jobIds, duplicate } = await inRedis(() =>
-    enqueueChain({ flows: deps.flows, redis: deps.redis, prefix: deps.config.queuePrefix }, directive, event.issuedAt),
+    enqueueChain(
+      { flows: deps.flows, redis: deps.redis, prefix: deps.config.queuePrefix },
+      directive,
+      event.issuedAt,
+    ),
   );
   if (!duplicate) {
     try {
@@ -63,7 +73,10 @@ export async function ingest(deps: AppDeps, event: CertIssued): Promise<Accepted
       );
     } catch (error) {
       // The jobs are durable and the worker writes the status as it starts; do not fail the sender.
-      deps.log.warn({ err: error, directive: directiveKey(directive.metadata) }, 'could not mark the directive PENDING');
+      deps.log.warn(
+        { err: error, directive: directiveKey(directive.metadata) },
+        'could not mark the directive PENDING',
+      );
     }
   }
   return {

@@ -17,7 +17,11 @@ export function registerJsonParsers(app: FastifyInstance, types: string[]): void
   app.addContentTypeParser(
     types,
     { parseAs: 'buffer' },
-    (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    (
+      request: FastifyRequest,
+      body: Buffer,
+      done: (error: Error | null, value?: unknown) => void,
+    ) => {
       request.rawBody = body;
       if (body.length === 0) {
         done(new BadEventError('body', 'is empty; send a JSON object'));

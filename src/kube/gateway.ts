@@ -37,7 +37,11 @@ export interface ReviewedToken {
 }
 
 const FIELD_MANAGER = 'pod-bouncer';
-const directiveApi = { group: DIRECTIVE_GROUP, version: DIRECTIVE_VERSION, plural: DIRECTIVE_PLURAL };
+const directiveApi = {
+  group: DIRECTIVE_GROUP,
+  version: DIRECTIVE_VERSION,
+  plural: DIRECTIVE_PLURAL,
+};
 
 /**
  * The only door to the Kubernetes API. Every call is rate limited and its failures are mapped to
@@ -75,7 +79,10 @@ export class KubeGateway {
 
   async getDirective(ref: ObjectRef): Promise<Directive> {
     return this.call(`read directive ${ref.namespace}/${ref.name}`, async () => {
-      const object: unknown = await this.custom.getNamespacedCustomObject({ ...directiveApi, ...ref });
+      const object: unknown = await this.custom.getNamespacedCustomObject({
+        ...directiveApi,
+        ...ref,
+      });
       return object as Directive;
     });
   }
@@ -85,7 +92,14 @@ export class KubeGateway {
     const { name, namespace } = manifest.metadata;
     return this.call(`apply directive ${namespace}/${name}`, async () => {
       const object: unknown = await this.custom.patchNamespacedCustomObject(
-        { ...directiveApi, namespace, name, body: manifest, fieldManager: FIELD_MANAGER, force: true },
+        {
+          ...directiveApi,
+          namespace,
+          name,
+          body: manifest,
+          fieldManager: FIELD_MANAGER,
+          force: true,
+        },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       );
       return object as Directive;
@@ -96,10 +110,7 @@ export class KubeGateway {
    * Merge-patches the status subresource. The patch carries `resourceVersion`, so a concurrent
    * writer makes this fail with ConflictError instead of being silently overwritten.
    */
-  async patchDirectiveStatus(
-    directive: Directive,
-    status: DirectiveStatus,
-  ): Promise<Directive> {
+  async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {
     const { name, namespace, resourceVersion } = directive.metadata;
     return this.call(`write status of directive ${namespace}/${name}`, async () => {
       const object: unknown = await this.custom.patchNamespacedCustomObjectStatus(
@@ -230,7 +241,11 @@ export class KubeGateway {
   async reviewToken(token: string, audience: string): Promise<ReviewedToken> {
     const review = await this.call('review a caller token', () =>
       this.authn.createTokenReview({
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [audience] } },
+        body: {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenReview',
+          spec: { token, audiences: [audience] },
+        },
       }),
     );
     return {

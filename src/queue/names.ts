@@ -12,7 +12,11 @@ export function selectorJobId(uid: string, generation: number, selectorIndex: nu
 }
 
 /** Job name as the dashboard shows it. */
-export function selectorJobName(directive: string, selectorIndex: number, selector: PodSelector): string {
+export function selectorJobName(
+  directive: string,
+  selectorIndex: number,
+  selector: PodSelector,
+): string {
   const labels = Object.entries(selector.labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');

@@ -43,7 +43,10 @@ export class StatusWriter {
         return 'written';
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
-        this.log.debug({ attempt, transition: transition.describe }, 'status write conflicted; re-reading');
+        this.log.debug(
+          { attempt, transition: transition.describe },
+          'status write conflicted; re-reading',
+        );
       }
     }
   }
@@ -58,14 +61,14 @@ export class StatusWriter {
   }
 
   /** Events are for people; losing one must not fail the transition it describes. */
-  private async record(
-    directive: Directive,
-    transition: Transition,
-  ): Promise<void> {
+  private async record(directive: Directive, transition: Transition): Promise<void> {
     try {
       await this.kube.recordEvent(directive, transition.event);
     } catch (error) {
-      this.log.warn({ err: error, reason: transition.event.reason }, 'could not record a Kubernetes Event');
+      this.log.warn(
+        { err: error, reason: transition.event.reason },
+        'could not record a Kubernetes Event',
+      );
     }
   }
 }

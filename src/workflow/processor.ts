@@ -10,10 +10,12 @@ import { select } from './steps/select.js';
 import { waitForReplicas } from './steps/wait-for-replicas.js';
 
 export type SelectorResult =
-  | { outcome: 'bounced'; pods: string[] }
-  | { outcome: 'superseded' | 'directive-deleted' };
+  { outcome: 'bounced'; pods: string[] } | { outcome: 'superseded' | 'directive-deleted' };
 
-const STEPS: Record<Exclude<SelectorStep, 'done'>, (context: StepContext) => Promise<StepOutcome>> = {
+const STEPS: Record<
+  Exclude<SelectorStep, 'done'>,
+  (context: StepContext) => Promise<StepOutcome>
+> = {
   rootCertSync,
   select,
   bounce,
@@ -57,7 +59,11 @@ function isLastAttempt(job: Job): boolean {
 export function createSelectorProcessor(deps: WorkflowDeps) {
   return async (job: Job<SelectorJobData>, token?: string): Promise<SelectorResult> => {
     const data = job.data;
-    const log = deps.log.child({ jobId: job.id, directive: `${data.directive.namespace}/${data.directive.name}`, selector: data.selectorIndex });
+    const log = deps.log.child({
+      jobId: job.id,
+      directive: `${data.directive.namespace}/${data.directive.name}`,
+      selector: data.selectorIndex,
+    });
     const directive = await currentDirective(deps, data);
     if (typeof directive === 'string') {
       log.info({ reason: directive }, 'selector job ends without bouncing');
@@ -78,7 +84,10 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     } catch (error) {
       if (error instanceof DelayedError) throw error;
       if (isRetryable(error) && !isLastAttempt(job)) {
-        log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'transient failure; the job will be retried');
+        log.warn(
+          { err: error, attempt: job.attemptsMade + 1 },
+          'transient failure; the job will be retried',
+        );
         throw error;
       }
       await failTerminally(context, error);
@@ -87,7 +96,11 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
   };
 }
 
-async function runSteps(context: StepContext, job: Job<SelectorJobData>, token?: string): Promise<void> {
+async function runSteps(
+  context: StepContext,
+  job: Job<SelectorJobData>,
+  token?: string,
+): Promise<void> {
   while (context.progress.step !== 'done') {
     const step = context.progress.step;
     const outcome = await STEPS[step](context);
@@ -141,7 +154,11 @@ async function failTerminally(context: StepContext, error: unknown): Promise<voi
   }
 }
 
-function makeContext(job: Job<SelectorJobData>, deps: WorkflowDeps, log: StepContext['log']): StepContext {
+function makeContext(
+  job: Job<SelectorJobData>,
+  deps: WorkflowDeps,
+  log: StepContext['log'],
+): StepContext {
   const context: StepContext = {
     data: job.data,
     progress: { ...job.data.progress },

@@ -24,17 +24,24 @@ function backoff(attemptsMade: number): number {
  * Starts the worker that runs selector jobs. Waiting jobs are delayed, not held, so
  * `concurrency` bounds only the jobs doing API work at one moment.
  */
-export function startWorker(deps: WorkflowDeps, options: WorkerOptions): Worker<SelectorJobData, SelectorResult> {
-  const worker = new Worker<SelectorJobData, SelectorResult>(QUEUE_NAME, createSelectorProcessor(deps), {
-    connection: options.connection,
-    prefix: options.prefix,
-    concurrency: options.concurrency,
-    lockDuration: options.lockMs,
-    stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
-    // Steps are idempotent, so a job whose worker died is safe to run again several times.
-    maxStalledCount: 5,
-    settings: { backoffStrategy: backoff },
-  });
+export function startWorker(
+  deps: WorkflowDeps,
+  options: WorkerOptions,
+): Worker<SelectorJobData, SelectorResult> {
+  const worker = new Worker<SelectorJobData, SelectorResult>(
+    QUEUE_NAME,
+    createSelectorProcessor(deps),
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockMs,
+      stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
+      // Steps are idempotent, so a job whose worker died is safe to run again several times.
+      maxStalledCount: 5,
+      settings: { backoffStrategy: backoff },
+    },
+  );
   worker.on('error', (error) => deps.log.error({ err: error }, 'worker error'));
   worker.on('failed', (job, error) => {
     if (job !== undefined) void reportUnhandledFailure(deps, job, error);
@@ -46,7 +53,11 @@ export function startWorker(deps: WorkflowDeps, options: WorkerOptions): Worker<
  * The processor writes FAILED itself for every failure it sees. A job can also fail without the
  * processor running to the end (its worker died too often); this makes sure the directive says so.
  */
-async function reportUnhandledFailure(deps: WorkflowDeps, job: Job<SelectorJobData>, error: Error): Promise<void> {
+async function reportUnhandledFailure(
+  deps: WorkflowDeps,
+  job: Job<SelectorJobData>,
+  error: Error,
+): Promise<void> {
   const state = await job.getState().catch(() => 'unknown');
   if (state !== 'failed' || error.name === 'UnrecoverableError') return;
   const data = job.data;

@@ -60,7 +60,11 @@ export function directiveRoutes(deps: AppDeps, authenticate: Authenticate) {
         const directive = await deps.kube.getDirective(request.params);
         const failed = (await jobsOf(deps, directive)).filter((job) => job.state === 'failed');
         if (failed.length === 0) {
-          throw new HttpProblem(409, 'conflict', `Nothing has failed in generation ${directive.metadata.generation} of ${directiveKey(directive.metadata)}.`);
+          throw new HttpProblem(
+            409,
+            'conflict',
+            `Nothing has failed in generation ${directive.metadata.generation} of ${directiveKey(directive.metadata)}.`,
+          );
         }
         for (const view of failed) {
           const job = await deps.queue.getJob(view.jobId);

@@ -5,7 +5,6 @@ import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
 
-
 /** `POST /v1/events`: the single ingress for cert-issued events (DESIGN §2). */
 export function eventsRoutes(deps: AppDeps, authenticate: Authenticate) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -21,7 +20,9 @@ export function eventsRoutes(deps: AppDeps, authenticate: Authenticate) {
       url: '/v1/events',
       handler: async (_request, reply) => {
         reply.header('allow', 'POST');
-        throw new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', { allow: 'POST' });
+        throw new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
+          allow: 'POST',
+        });
       },
     });
   };

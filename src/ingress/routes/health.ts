@@ -8,7 +8,10 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   return Promise.race([
     work,
     new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`${what} did not answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref(),
+      setTimeout(
+        () => reject(new Error(`${what} did not answer in ${PROBE_TIMEOUT_MS} ms`)),
+        PROBE_TIMEOUT_MS,
+      ).unref(),
     ),
   ]);
 }
@@ -32,7 +35,9 @@ export function healthRoutes(deps: AppDeps) {
         check(() => deps.kube.ping(), 'The Kubernetes API'),
       ]);
       const ready = redis === 'ok' && kubernetes === 'ok';
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', redis, kubernetes });
+      return reply
+        .code(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not ready', redis, kubernetes });
     });
   };
 }

@@ -19,7 +19,12 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
     );
     return { next: 'select' };
   }
-  const missing = secret === undefined ? 'secret key missing' : configMap === undefined ? 'configmap key missing' : 'differs';
+  const missing =
+    secret === undefined
+      ? 'secret key missing'
+      : configMap === undefined
+        ? 'configmap key missing'
+        : 'differs';
   return {
     wait: {
       what: `root cert in configmap ${sync.configMapRef.namespace}/${sync.configMapRef.name} key ${sync.configMapKey} to match secret ${sync.secretRef.namespace}/${sync.secretRef.name} key ${sync.secretKey} (${missing})`,

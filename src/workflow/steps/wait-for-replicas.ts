@@ -13,7 +13,9 @@ export async function waitForReplicas(context: StepContext): Promise<StepOutcome
   const pods = await context.deps.kube.listPods(selector.namespace, selector.labels);
   const ready = pods.filter((pod) => pod.ready && !pod.terminating && !bounced.has(pod.uid));
   if (ready.length >= wanted) {
-    await context.note(`${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`);
+    await context.note(
+      `${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`,
+    );
     return { next: 'done' };
   }
   return {

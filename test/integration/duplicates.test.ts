@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+
+describe('a repeated event', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('dupes');
+  });
+  afterAll(async () => h.close());
+
+  it('posted 5 times at once deletes each original pod exactly once', async () => {
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 3,
+      readinessDelayMs: 200,
+    });
+    const originals = h.sim.listPods('istio-system', { app: 'istiod' }).map((p) => p.metadata.uid);
+    h.sim.applyDirective(
+      directive('istio-system', 'dupes', [
+        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 3 },
+      ]),
+    );
+
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        h.post({
+          directive: { namespace: 'istio-system', name: 'dupes' },
+          issuedAt: new Date().toISOString(),
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.duplicate === true).length).toBeGreaterThanOrEqual(1);
+    expect(new Set(answers.map((a) => a.body.jobIds.join()))).toHaveProperty('size', 1);
+
+    await waitForState(h, 'istio-system', 'dupes', 'FINISHED');
+    const deletions = h.sim.deletionsByUid();
+    const requests = h.sim.deleteRequestsByUid();
+    for (const uid of originals) {
+      expect(deletions.get(uid)).toBe(1);
+      expect(requests.get(uid)).toBe(1);
+    }
+    expect([...requests.keys()].sort()).toEqual([...originals].sort());
+
+    // Even after FINISHED, the same generation is a duplicate and enqueues nothing.
+    const again = await h.post({ directive: { namespace: 'istio-system', name: 'dupes' } });
+    expect(again.body.duplicate).toBe(true);
+    expect(await h.serve.queue.getJobCounts()).toMatchObject({
+      completed: 1,
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+    });
+  });
+});

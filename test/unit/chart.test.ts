@@ -1,0 +1,334 @@
+// Static checks of the deployment artefacts: no helm, kubeconform or docker runs on the development
+// machines, so the chart, Dockerfile and docker-compose.yml are checked by reading them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { parse, parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+type Tree = Record<string, unknown>;
+
+function read(path: string): string {
+  return readFileSync(join(root, path), 'utf8');
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+function isTree(value: unknown): value is Tree {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const chartFiles = filesUnder(join(root, 'charts')).map((path) => relative(root, path));
+const yamlFiles = chartFiles.filter(
+  (path) => /\.ya?ml$/.test(path) && !path.split('/').includes('templates'),
+);
+const templateFiles = chartFiles.filter((path) =>
+  /\/templates\/[^/]+\.(ya?ml|tpl|txt)$/.test(path),
+);
+const templates = templateFiles.map((path) => ({ path, text: read(path) }));
+const values = parse(read('charts/pod-bouncer/values.yaml')) as Tree;
+const schema = JSON.parse(read('charts/pod-bouncer/values.schema.json')) as Tree;
+
+function validator(): (data: unknown) => boolean {
+  // Helm validates with draft-07; union types (a count or a percentage) are valid draft-07.
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  return ajv.compile(schema);
+}
+
+/** A copy of values.yaml with one value replaced (path segments, last one the key). */
+function valuesWith(path: string[], value: unknown): Tree {
+  const copy = structuredClone(values);
+  let node: Tree = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Tree;
+  node[path.at(-1)!] = value;
+  return copy;
+}
+
+function hasPath(tree: Tree, path: string[]): boolean {
+  let node: unknown = tree;
+  for (const key of path) {
+    if (!isTree(node) || !Object.hasOwn(node, key)) return false;
+    node = node[key];
+  }
+  return true;
+}
+
+describe('chart and compose YAML', () => {
+  it('finds the chart files', () => {
+    expect(yamlFiles).toContain('charts/pod-bouncer/Chart.yaml');
+    expect(yamlFiles).toContain('charts/pod-bouncer/values.yaml');
+    expect(yamlFiles).toContain('charts/pod-bouncer/crds/podbouncedirectives.yaml');
+    expect(templateFiles.length).toBeGreaterThan(5);
+  });
+
+  it.each([...yamlFiles, 'docker-compose.yml'])('%s parses', (path) => {
+    const docs = parseAllDocuments(read(path));
+    const list = Array.isArray(docs) ? docs : [docs];
+    expect(list.length).toBeGreaterThan(0);
+    for (const doc of list) expect(doc.errors.map(String)).toEqual([]);
+  });
+
+  it('Chart.yaml names the chart and the app version of package.json', () => {
+    const chart = parse(read('charts/pod-bouncer/Chart.yaml')) as Tree;
+    const pkg = JSON.parse(read('package.json')) as { version: string };
+    expect(chart).toMatchObject({ apiVersion: 'v2', name: 'pod-bouncer', version: '0.1.0' });
+    expect(chart.appVersion).toBe(pkg.version);
+  });
+});
+
+describe('values.schema.json', () => {
+  const validate = validator();
+
+  it('is draft-07 and closed at the top level', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('accepts values.yaml', () => {
+    expect(validate(values)).toBe(true);
+  });
+
+  it('describes every top-level value', () => {
+    const properties = Object.keys(schema.properties as Tree);
+    for (const key of Object.keys(values)) expect(properties).toContain(key);
+  });
+
+  it.each([
+    ['a string where a number belongs', ['config', 'workerConcurrency'], 'ten'],
+    ['a number where a boolean belongs', ['keda', 'enabled'], 1],
+    ['a value outside the enum', ['config', 'bounceMode'], 'restart'],
+    ['a value outside the range pod-bouncer accepts', ['config', 'pollIntervalMs'], 5],
+    ['zero KEDA replicas (delayed jobs would never resume)', ['keda', 'minReplicaCount'], 0],
+    ['an unknown top-level value', ['replicas'], 3],
+    ['a token given as a plain value', ['auth', 'tokens'], 'secret'],
+    ['a Redis URL with another scheme', ['redis', 'external', 'url'], 'http://redis:6379'],
+  ])('rejects %s', (_what, path, value) => {
+    expect(validate(valuesWith(path, value))).toBe(false);
+  });
+});
+
+describe('templates', () => {
+  it('use only .Values paths that values.yaml defines', () => {
+    const missing: string[] = [];
+    for (const { path, text } of templates) {
+      for (const match of text.matchAll(/\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)) {
+        const keys = match[1]!.slice(1).split('.');
+        if (!hasPath(values, keys)) missing.push(`${path}: .Values.${keys.join('.')}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('set only environment variables pod-bouncer reads', () => {
+    const config = read('src/config.ts');
+    const known = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
+    // Chart-internal: spliced into REDIS_URL by Kubernetes, and read by redis-cli in the Redis pod.
+    const internal = new Set(['REDIS_PASSWORD', 'REDISCLI_AUTH']);
+    const names = templates.flatMap(({ text }) =>
+      [...text.matchAll(/^\s*- name: ([A-Z][A-Z0-9_]*)\s*$/gm)].map((m) => m[1]!),
+    );
+    expect(names).toContain('WEBHOOK_TOKENS');
+    expect(names.filter((name) => !known.has(name) && !internal.has(name))).toEqual([]);
+  });
+
+  it('take secret values only from Secrets', () => {
+    const secretNames = [
+      'WEBHOOK_TOKENS',
+      'WEBHOOK_HMAC_SECRET',
+      'DASHBOARD_USER',
+      'DASHBOARD_PASSWORD',
+      'REDIS_PASSWORD',
+      'REDISCLI_AUTH',
+    ];
+    const plain: string[] = [];
+    for (const { path, text } of templates) {
+      const lines = text.split('\n');
+      lines.forEach((line, index) => {
+        const name = /^\s*- name: ([A-Z][A-Z0-9_]*)\s*$/.exec(line)?.[1];
+        if (name === undefined || !secretNames.includes(name)) return;
+        const [next, nextButOne] = [lines[index + 1] ?? '', lines[index + 2] ?? ''];
+        if (!/^\s*valueFrom:\s*$/.test(next) || !/^\s*secretKeyRef:\s*$/.test(nextButOne)) {
+          plain.push(`${path}:${index + 1} ${name}`);
+        }
+      });
+    }
+    expect(plain).toEqual([]);
+  });
+
+  it('scale the worker on the lists of the queue the code uses', () => {
+    const queue = /QUEUE_NAME = '([^']+)'/.exec(read('src/queue/names.ts'))?.[1];
+    expect(queue).toBe('bounce');
+    const keda = read('charts/pod-bouncer/templates/keda.yaml');
+    expect(keda).toContain(`printf "%s:${queue}:%s" $prefix $list`);
+    expect(keda).toContain('list "wait" "active"');
+    expect(keda).toContain('kind: ScaledObject');
+  });
+
+  it('grant the RBAC the design asks for', () => {
+    const rbac = read('charts/pod-bouncer/templates/rbac.yaml');
+    for (const rule of [
+      /resources: \[pods\]\n\s+verbs: \[get, list, watch, delete\]/,
+      /resources: \[pods\/eviction\]\n\s+verbs: \[create\]/,
+      /resources: \[podbouncedirectives\/status\]\n\s+verbs: \[get, patch, update\]/,
+      /apiGroups: \["", events\.k8s\.io\]\n\s+resources: \[events\]\n\s+verbs: \[create, patch\]/,
+      /apiGroups: \[authentication\.k8s\.io\]\n\s+resources: \[tokenreviews\]\n\s+verbs: \[create\]/,
+    ]) {
+      expect(rbac).toMatch(rule);
+    }
+  });
+
+  it('harden the api and worker containers', () => {
+    const security = values.containerSecurityContext as Tree;
+    expect(security).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    for (const file of ['deployment-api.yaml', 'deployment-worker.yaml', 'knative-service.yaml']) {
+      const text = read(`charts/pod-bouncer/templates/${file}`);
+      expect(text).toContain('toYaml .Values.containerSecurityContext');
+      expect(text).toContain('mountPath: /tmp');
+    }
+  });
+
+  it('start the roles by name under the image entrypoint', () => {
+    expect(read('charts/pod-bouncer/templates/deployment-api.yaml')).toContain('args: [serve]');
+    expect(read('charts/pod-bouncer/templates/deployment-worker.yaml')).toContain('args: [work]');
+    expect(read('charts/pod-bouncer/templates/knative-service.yaml')).toContain('args: [serve]');
+  });
+
+  it('give the built-in Redis AOF and noeviction', () => {
+    const redis = read('charts/pod-bouncer/templates/redis.yaml');
+    expect(redis).toMatch(/- --appendonly\n\s+- "yes"/);
+    expect(redis).toMatch(/- --maxmemory-policy\n\s+- noeviction/);
+  });
+});
+
+describe('the CRD', () => {
+  const crd = parse(read('charts/pod-bouncer/crds/podbouncedirectives.yaml')) as {
+    spec: {
+      group: string;
+      scope: string;
+      names: { kind: string; plural: string; shortNames?: string[] };
+      versions: {
+        name: string;
+        storage: boolean;
+        subresources?: { status?: object };
+        additionalPrinterColumns?: { name: string; jsonPath: string }[];
+      }[];
+    };
+  };
+  const version = crd.spec.versions.find((v) => v.storage)!;
+
+  it('is internal.gloo.solo.io/v2 PodBounceDirective, namespaced', () => {
+    expect(crd.spec.group).toBe('internal.gloo.solo.io');
+    expect(crd.spec.scope).toBe('Namespaced');
+    expect(crd.spec.names).toMatchObject({
+      kind: 'PodBounceDirective',
+      plural: 'podbouncedirectives',
+    });
+    expect(version.name).toBe('v2');
+  });
+
+  it('has the short name pbd and the status subresource', () => {
+    expect(crd.spec.names.shortNames).toContain('pbd');
+    expect(version.subresources?.status).toEqual({});
+  });
+
+  it('prints STATE, BOUNCED and AGE', () => {
+    const columns = version.additionalPrinterColumns ?? [];
+    expect(columns.map((c) => c.name.toUpperCase())).toEqual(['STATE', 'BOUNCED', 'AGE']);
+    expect(columns.map((c) => c.jsonPath)).toEqual([
+      '.status.state',
+      expect.stringMatching(/^\.status\.podsBounced/),
+      '.metadata.creationTimestamp',
+    ]);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+  const lines = dockerfile.split('\n').filter((line) => !/^\s*#/.test(line));
+  const stages = lines
+    .join('\n')
+    .split(/^FROM /m)
+    .slice(1);
+  const runtime = stages.at(-1)!;
+
+  it('builds in stages and ships production dependencies only', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/npm ci\b/);
+    expect(dockerfile).toMatch(/npm run build/);
+    expect(dockerfile).toMatch(/npm ci [^\n]*--omit=dev/);
+    expect(runtime).toMatch(/COPY .*dist/);
+    expect(runtime).toMatch(/COPY .*charts\/pod-bouncer\/crds/);
+  });
+
+  it('runs as a non-root user', () => {
+    const user = /^USER\s+(\S+)/m.exec(runtime)?.[1];
+    expect(user).toBeDefined();
+    expect(user!.split(':')[0]).not.toMatch(/^(root|0)$/);
+  });
+
+  it('checks /healthz with node and exposes 8080', () => {
+    expect(runtime).toMatch(/^HEALTHCHECK\b[\s\S]*\/healthz/m);
+    expect(runtime).toMatch(/^EXPOSE 8080$/m);
+  });
+
+  it('starts node dist/cli.js directly, never through npx', () => {
+    expect(runtime).toMatch(/^ENTRYPOINT \["node", "dist\/cli\.js"\]$/m);
+    expect(runtime).toMatch(/^CMD \["all"\]$/m);
+    expect(dockerfile).not.toMatch(/\bnpx\b/);
+  });
+
+  it('keeps the build context small with .dockerignore', () => {
+    const ignore = read('.dockerignore');
+    expect(ignore).toMatch(/^\*$/m);
+    expect(ignore).toMatch(/^!charts\/pod-bouncer\/crds\/?$/m);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+    services: Record<string, Tree & { command?: string[]; environment?: Tree }>;
+  };
+  const { redis, api, worker, demo } = compose.services;
+
+  it('runs Redis with AOF and noeviction, as the service the README names', () => {
+    const command = (redis?.command ?? []).join(' ');
+    expect(command).toContain('--appendonly yes');
+    expect(command).toContain('--maxmemory-policy noeviction');
+    expect(redis?.healthcheck).toMatchObject({ test: ['CMD', 'redis-cli', 'ping'] });
+  });
+
+  it('runs the api and the worker against it, with the kubeconfig mounted read-only', () => {
+    expect(api?.command).toEqual(['serve']);
+    expect(worker?.command).toEqual(['work']);
+    for (const service of [api, worker]) {
+      expect(service?.environment).toMatchObject({
+        REDIS_URL: 'redis://redis:6379',
+        KUBECONFIG: '/kube/config',
+      });
+      expect(service?.volumes).toEqual([
+        expect.objectContaining({ target: '/kube/config', read_only: true }),
+      ]);
+      expect(service?.depends_on).toMatchObject({ redis: { condition: 'service_healthy' } });
+    }
+    expect(api?.environment).toHaveProperty('WEBHOOK_TOKENS');
+  });
+
+  it('offers the demo under a profile', () => {
+    expect(demo?.command).toEqual(['demo']);
+    expect(demo?.profiles).toEqual(['demo']);
+  });
+});
