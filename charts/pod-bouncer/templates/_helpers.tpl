@@ -1,0 +1,295 @@
+{{/* Names ------------------------------------------------------------------------------------ */}}
+
+{{- define "pod-bouncer.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-scoped name, kept short enough to take "-worker" or "-redis" and stay a DNS label. */}}
+{{- define "pod-bouncer.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pod-bouncer.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "pod-bouncer.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "pod-bouncer.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "pod-bouncer.labels" -}}
+helm.sh/chart: {{ include "pod-bouncer.chart" . }}
+{{ include "pod-bouncer.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: pod-bouncer
+{{- end -}}
+
+{{- define "pod-bouncer.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "pod-bouncer.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Cluster-scoped names carry the namespace: the same release name may exist in two namespaces. */}}
+{{- define "pod-bouncer.clusterRoleName" -}}
+{{- printf "%s-%s" .Release.Namespace (include "pod-bouncer.fullname" .) -}}
+{{- end -}}
+
+{{- define "pod-bouncer.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "pod-bouncer.redisName" -}}
+{{- printf "%s-redis" (include "pod-bouncer.fullname" .) -}}
+{{- end -}}
+
+{{/* Secret holding redis.external.url when the chart stores it. */}}
+{{- define "pod-bouncer.redisUrlSecretName" -}}
+{{- printf "%s-redis-url" (include "pod-bouncer.fullname" .) -}}
+{{- end -}}
+
+{{/* Checks that cannot be said in values.schema.json, with a sentence naming the values. */}}
+{{- define "pod-bouncer.validate" -}}
+{{- $auth := .Values.auth -}}
+{{- if not (or $auth.none $auth.tokensSecret.name $auth.hmacSecret.name $auth.tokenReview.audience) -}}
+{{- fail "auth: set auth.tokensSecret.name, auth.hmacSecret.name or auth.tokenReview.audience, or auth.none=true to accept unauthenticated events explicitly." -}}
+{{- end -}}
+{{- if and $auth.tokenReview.audience (not $auth.tokenReview.allowedServiceAccounts) -}}
+{{- fail "auth.tokenReview.allowedServiceAccounts must list the namespace:name service accounts allowed when auth.tokenReview.audience is set." -}}
+{{- end -}}
+{{- $redis := .Values.redis -}}
+{{- $sources := 0 -}}
+{{- if $redis.builtin.enabled }}{{ $sources = add1 $sources }}{{ end -}}
+{{- if $redis.external.url }}{{ $sources = add1 $sources }}{{ end -}}
+{{- if $redis.external.existingSecret }}{{ $sources = add1 $sources }}{{ end -}}
+{{- if ne $sources 1 -}}
+{{- fail "redis: choose exactly one of redis.builtin.enabled=true, redis.external.url or redis.external.existingSecret." -}}
+{{- end -}}
+{{- if and $redis.external.url (not (regexMatch "^rediss?://" $redis.external.url)) -}}
+{{- fail "redis.external.url must be a redis:// or rediss:// URL." -}}
+{{- end -}}
+{{- if and .Values.ingress.enabled .Values.knative.enabled -}}
+{{- fail "ingress.enabled and knative.enabled exclude each other: with Knative, expose the dashboard through Knative's own routing." -}}
+{{- end -}}
+{{- if and .Values.ingress.enabled (not .Values.dashboard.existingSecret) -}}
+{{- fail "ingress.enabled exposes only the dashboard, which is off without dashboard.existingSecret." -}}
+{{- end -}}
+{{- if and .Values.keda.enabled (not (include "pod-bouncer.kedaAddress" .)) -}}
+{{- fail "keda.redis.address (host:port) is required when Redis comes from redis.external.existingSecret." -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Environment ---------------------------------------------------------------------------------- */}}
+
+{{/*
+REDIS_URL, always from a Secret except for the built-in Redis, whose URL carries no secret (its
+password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must come first).
+*/}}
+{{- define "pod-bouncer.redisEnv" -}}
+{{- $redis := .Values.redis -}}
+{{- if $redis.builtin.enabled -}}
+{{- if $redis.builtin.auth.existingSecret -}}
+- name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $redis.builtin.auth.existingSecret }}
+      key: {{ $redis.builtin.auth.key }}
+- name: REDIS_URL
+  value: {{ printf "redis://:$(REDIS_PASSWORD)@%s:6379" (include "pod-bouncer.redisName" .) | quote }}
+{{- else -}}
+- name: REDIS_URL
+  value: {{ printf "redis://%s:6379" (include "pod-bouncer.redisName" .) | quote }}
+{{- end -}}
+{{- else -}}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ default (include "pod-bouncer.redisUrlSecretName" .) $redis.external.existingSecret }}
+      key: {{ ternary $redis.external.existingSecretKey "url" (not (empty $redis.external.existingSecret)) }}
+{{- end -}}
+{{- end -}}
+
+{{/* What both roles read: queue, Kubernetes client, workflow settings. */}}
+{{- define "pod-bouncer.commonEnv" -}}
+{{- $c := .Values.config -}}
+{{ include "pod-bouncer.redisEnv" . }}
+- name: QUEUE_PREFIX
+  value: {{ $c.queuePrefix | quote }}
+- name: WORKER_CONCURRENCY
+  value: {{ $c.workerConcurrency | quote }}
+- name: POLL_INTERVAL_MS
+  value: {{ $c.pollIntervalMs | quote }}
+- name: READINESS_TIMEOUT_SECONDS
+  value: {{ $c.readinessTimeoutSeconds | quote }}
+- name: ROOT_CERT_SYNC_TIMEOUT_SECONDS
+  value: {{ $c.rootCertSyncTimeoutSeconds | quote }}
+- name: BOUNCE_MODE
+  value: {{ $c.bounceMode | quote }}
+- name: KUBE_QPS
+  value: {{ $c.kubeQps | quote }}
+- name: KUBE_BURST
+  value: {{ $c.kubeBurst | quote }}
+- name: LOG_LEVEL
+  value: {{ $c.logLevel | quote }}
+- name: JOB_LOCK_MS
+  value: {{ $c.jobLockMs | quote }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The api's own settings: body limit, webhook credentials (Secret refs only), dashboard. */}}
+{{- define "pod-bouncer.apiEnv" -}}
+{{- $auth := .Values.auth -}}
+{{ include "pod-bouncer.commonEnv" . }}
+- name: BODY_LIMIT_BYTES
+  value: {{ .Values.config.bodyLimitBytes | quote }}
+{{- if $auth.none }}
+- name: WEBHOOK_AUTH
+  value: none
+{{- end }}
+{{- if $auth.tokensSecret.name }}
+- name: WEBHOOK_TOKENS
+  valueFrom:
+    secretKeyRef:
+      name: {{ $auth.tokensSecret.name }}
+      key: {{ $auth.tokensSecret.key }}
+{{- end }}
+{{- if $auth.hmacSecret.name }}
+- name: WEBHOOK_HMAC_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ $auth.hmacSecret.name }}
+      key: {{ $auth.hmacSecret.key }}
+{{- end }}
+{{- if $auth.tokenReview.audience }}
+- name: WEBHOOK_TOKENREVIEW_AUDIENCE
+  value: {{ $auth.tokenReview.audience | quote }}
+- name: WEBHOOK_ALLOWED_SERVICEACCOUNTS
+  value: {{ join "," $auth.tokenReview.allowedServiceAccounts | quote }}
+{{- end }}
+{{- with .Values.dashboard }}
+{{- if .existingSecret }}
+- name: DASHBOARD_USER
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .userKey }}
+- name: DASHBOARD_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .passwordKey }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* KEDA ----------------------------------------------------------------------------------------- */}}
+
+{{/* host:port KEDA reads the queue from; empty when it cannot be known (external URL in a Secret). */}}
+{{- define "pod-bouncer.kedaAddress" -}}
+{{- if .Values.keda.redis.address -}}
+{{- .Values.keda.redis.address -}}
+{{- else if .Values.redis.builtin.enabled -}}
+{{- printf "%s.%s.svc:6379" (include "pod-bouncer.redisName" .) .Release.Namespace -}}
+{{- else if .Values.redis.external.url -}}
+{{- $url := urlParse .Values.redis.external.url -}}
+{{- $url.host | contains ":" | ternary $url.host (printf "%s:6379" $url.host) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The database KEDA reads: keda.redis.databaseIndex, else the /N path of redis.external.url. */}}
+{{- define "pod-bouncer.kedaDatabaseIndex" -}}
+{{- $db := .Values.keda.redis.databaseIndex | int -}}
+{{- if and (eq $db 0) .Values.redis.external.url -}}
+{{- $path := (urlParse .Values.redis.external.url).path -}}
+{{- if regexMatch "^/[0-9]+$" $path }}{{ $db = trimPrefix "/" $path | int }}{{ end -}}
+{{- end -}}
+{{- $db -}}
+{{- end -}}
+
+{{/* The password in redis.external.url (after the colon of user:password), or nothing. */}}
+{{- define "pod-bouncer.externalUrlPassword" -}}
+{{- with .Values.redis.external.url -}}
+{{- $userinfo := (urlParse .).userinfo -}}
+{{- if contains ":" $userinfo -}}
+{{- regexReplaceAll "^[^:]*:" $userinfo "" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret ("name/key") holding the password KEDA needs, or nothing: keda.redis.passwordSecret, the
+built-in Redis's auth Secret, or the password the chart stored from redis.external.url.
+*/}}
+{{- define "pod-bouncer.kedaPasswordSecret" -}}
+{{- if .Values.keda.redis.passwordSecret.name -}}
+{{- printf "%s/%s" .Values.keda.redis.passwordSecret.name .Values.keda.redis.passwordSecret.key -}}
+{{- else if and .Values.redis.builtin.enabled .Values.redis.builtin.auth.existingSecret -}}
+{{- printf "%s/%s" .Values.redis.builtin.auth.existingSecret .Values.redis.builtin.auth.key -}}
+{{- else if and (not .Values.redis.external.existingSecret) (include "pod-bouncer.externalUrlPassword" .) -}}
+{{- printf "%s/password" (include "pod-bouncer.redisUrlSecretName" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* NetworkPolicy ------------------------------------------------------------------------------- */}}
+
+{{/* Egress of the api and worker: DNS, Redis, the API server; nothing else. */}}
+{{- define "pod-bouncer.egressRules" -}}
+{{- $np := .Values.networkPolicy -}}
+# DNS to any address: cluster DNS may be a Service, a node-local cache or a host-network pod.
+- ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+{{- if .Values.redis.builtin.enabled }}
+# The built-in Redis.
+- to:
+    - podSelector:
+        matchLabels:
+          {{- include "pod-bouncer.selectorLabels" . | nindent 10 }}
+          app.kubernetes.io/component: redis
+  ports:
+    - port: 6379
+      protocol: TCP
+{{- else }}
+# The external Redis.
+- ports:
+    - port: {{ $np.redis.port }}
+      protocol: TCP
+  {{- with $np.redis.cidrs }}
+  to:
+    {{- range . }}
+    - ipBlock:
+        cidr: {{ . }}
+    {{- end }}
+  {{- end }}
+{{- end }}
+# The Kubernetes API server (pods, directives, events, TokenReview).
+- ports:
+    {{- range $np.apiServer.ports }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+  {{- with $np.apiServer.cidrs }}
+  to:
+    {{- range . }}
+    - ipBlock:
+        cidr: {{ . }}
+    {{- end }}
+  {{- end }}
+{{- end -}}
