@@ -6,7 +6,11 @@ import { buildApp } from './ingress/app.js';
 import { loadKubeConfig } from './kube/client.js';
 import { KubeGateway } from './kube/gateway.js';
 import type { Logger } from './logger.js';
-import { createProducerConnection, createWorkerConnection } from './queue/connection.js';
+import {
+  createProducerConnection,
+  createWorkerConnection,
+  readyOrTimeout,
+} from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { StatusWriter } from './status/writer.js';
 import { startWorker } from './workflow/worker.js';
@@ -40,6 +44,8 @@ export async function startServe(
 ): Promise<ServeRole> {
   const redis: Redis = createProducerConnection(config.redisUrl);
   redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  if (!(await readyOrTimeout(redis, 5000)))
+    log.warn('Redis is not reachable yet; events get 503 until it is');
   const connection = { connection: redis, prefix: config.queuePrefix };
   const queue = new Queue(QUEUE_NAME, connection);
   const flows = new FlowProducer(connection);

@@ -17,3 +17,22 @@ export function createProducerConnection(url: string): Redis {
 export function createWorkerConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null } satisfies RedisOptions);
 }
+
+/**
+ * Resolves once the connection is ready, or after `timeoutMs` regardless: a fail-fast producer
+ * refuses commands while it is still connecting, so callers wait for the first connection, but a
+ * Redis that is down at start-up must not keep the process from starting (readiness reports it).
+ */
+export async function readyOrTimeout(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const onReady = (): void => finish(true);
+    function finish(ready: boolean): void {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    }
+    redis.once('ready', onReady);
+  });
+}
