@@ -57,32 +57,66 @@ function staticallyAllowed(
   );
 }
 
-/**
- * Returns a hook that lets a request through when any configured mode accepts it: a static bearer
- * token, an HMAC-SHA256 signature of the raw body, or a service-account token validated by
- * TokenReview and on the allow-list (403 when valid but not allowed).
- */
-export function createAuthenticator(auth: AuthConfig, kube: KubeGateway): Authenticate {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (auth.none) return;
-    const token = bearer(request);
-    if (staticallyAllowed(auth, request, token)) return;
-    if (token !== undefined && auth.tokenReviewAudience !== undefined) {
-      const account = await reviewedServiceAccount(kube, token, auth.tokenReviewAudience);
-      if (account !== undefined && auth.allowedServiceAccounts.includes(account)) return;
-      if (account !== undefined) {
-        throw new HttpProblem(
-          403,
-          'forbidden',
-          `Service account ${account} is not allowed to send events.`,
-        );
-      }
-    }
-    const given = token !== undefined || request.headers['x-signature-256'] !== undefined;
-    throw unauthorized(
-      given
-        ? 'The credentials are not valid.'
-        : 'Credentials are required: send a bearer token or a signature.',
+async function checkToken(
+  auth: AuthConfig,
+  kube: KubeGateway,
+  token: string | undefined,
+): Promise<boolean> {
+  if (token === undefined || auth.tokenReviewAudience === undefined) return false;
+  const account = await reviewedServiceAccount(kube, token, auth.tokenReviewAudience);
+  if (account !== undefined && auth.allowedServiceAccounts.includes(account)) return true;
+  if (account !== undefined) {
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      `Service account ${account} is not allowed to send events.`,
     );
+  }
+  return false;
+}
+
+function refuse(request: FastifyRequest, token: string | undefined): HttpProblem {
+  const given = token !== undefined || request.headers['x-signature-256'] !== undefined;
+  return unauthorized(
+    given
+      ? 'The credentials are not valid.'
+      : 'Credentials are required: send a bearer token or a signature.',
+  );
+}
+
+/** The two moments a request is authenticated: before its body is read, and after. */
+export interface AuthHooks {
+  /** Decides whatever needs no body (tokens, TokenReview, missing credentials) before parsing. */
+  beforeBody: Authenticate;
+  /** Decides the rest (an HMAC signature over the raw body). */
+  afterBody: Authenticate;
+}
+
+/**
+ * Lets a request through when any configured mode accepts it: a static bearer token, an
+ * HMAC-SHA256 signature of the raw body, or a service-account token validated by TokenReview and
+ * on the allow-list (403 when valid but not allowed). Everything that can be decided without the
+ * body is decided before it is read, so an unauthenticated caller cannot make the server parse it.
+ */
+export function createAuthenticator(auth: AuthConfig, kube: KubeGateway): AuthHooks {
+  const admitted = new WeakSet<FastifyRequest>();
+  const beforeBody: Authenticate = async (request) => {
+    const token = bearer(request);
+    if (
+      auth.none ||
+      staticallyAllowed(auth, request, token) ||
+      (await checkToken(auth, kube, token))
+    ) {
+      admitted.add(request);
+      return;
+    }
+    const signature = request.headers['x-signature-256'];
+    if (auth.hmacSecret === undefined || signature === undefined) throw refuse(request, token);
   };
+  const afterBody: Authenticate = async (request) => {
+    if (admitted.has(request)) return;
+    if (staticallyAllowed(auth, request, bearer(request))) return;
+    throw refuse(request, bearer(request));
+  };
+  return { beforeBody, afterBody };
 }

@@ -18,9 +18,17 @@ import {
   type ObjectRef,
 } from '../directive/types.js';
 import { labelSelector } from '../directive/syntax.js';
+import { observeKubeRequest } from '../metrics/kube.js';
 import { mapApiError } from './api-errors.js';
 import { toPodInfo, type PodInfo } from './pods.js';
 import { RateLimiter } from './rate-limiter.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  retryDelayMs,
+  shouldRetry,
+  sleep,
+  type RetryPolicy,
+} from './retry.js';
 
 export type DeleteOutcome = 'deleted' | 'gone';
 export type EvictOutcome = 'evicted' | 'gone' | 'blocked';
@@ -37,6 +45,7 @@ export interface ReviewedToken {
 }
 
 const FIELD_MANAGER = 'pod-bouncer';
+const NO_RETRY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, attempts: 1 };
 const directiveApi = {
   group: DIRECTIVE_GROUP,
   version: DIRECTIVE_VERSION,
@@ -46,7 +55,8 @@ const directiveApi = {
 /**
  * The only door to the Kubernetes API. Every call is rate limited and its failures are mapped to
  * the project's errors (404 → NotFoundError, 409 → ConflictError, 429/5xx/network → TransientError,
- * anything else → PermanentError).
+ * anything else → PermanentError). Transient failures are retried a few times inside the call
+ * (short jittered backoff, Retry-After honoured up to a cap) before the caller sees them.
  */
 export class KubeGateway {
   private readonly core: CoreV1Api;
@@ -54,27 +64,69 @@ export class KubeGateway {
   private readonly version: VersionApi;
   private readonly authn: AuthenticationV1Api;
   private readonly limiter: RateLimiter;
+  private readonly retry: RetryPolicy;
+  private readonly directiveWrites = new Set<(directive: Directive) => void>();
 
-  constructor(kubeConfig: KubeConfig, limits: { qps: number; burst: number }) {
+  constructor(
+    kubeConfig: KubeConfig,
+    limits: { qps: number; burst: number },
+    retry: Partial<RetryPolicy> = {},
+  ) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
     this.version = kubeConfig.makeApiClient(VersionApi);
     this.authn = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.limiter = new RateLimiter(limits.qps, limits.burst);
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...retry };
   }
 
-  private async call<T>(what: string, request: () => Promise<T>): Promise<T> {
-    await this.limiter.take();
-    try {
-      return await request();
-    } catch (error) {
-      throw mapApiError(error, what);
+  /**
+   * Sends one request through the rate limiter (every try takes a token) and maps its failure.
+   * Only for requests that are safe to repeat blindly: reads, applies, resourceVersion-guarded
+   * patches, reviews. Deletions use `sendOnce` and look before they repeat.
+   */
+  private async call<T>(
+    what: string,
+    request: () => Promise<T>,
+    policy: RetryPolicy = this.retry,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      await this.limiter.take();
+      try {
+        return await observeKubeRequest(what, request);
+      } catch (error) {
+        const mapped = mapApiError(error, what);
+        if (!shouldRetry(mapped, attempt, policy)) throw mapped;
+        await sleep(retryDelayMs(mapped, attempt, policy));
+      }
     }
   }
 
-  /** Cheap reachability probe for /readyz. */
+  /**
+   * A deletion (or eviction) whose answer was lost may have landed: before sending it again, read
+   * the pod; gone, replaced (another uid) or terminating means it landed, and nothing is re-sent.
+   * So a transient failure never turns into a second DELETE of a pod that is already going.
+   */
+  private async sendOnce<T>(
+    pod: { namespace: string; name: string; uid: string },
+    send: () => Promise<T>,
+    landed: T,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await send();
+      } catch (error) {
+        if (!shouldRetry(error, attempt, this.retry)) throw error;
+        await sleep(retryDelayMs(error, attempt, this.retry));
+        const live = await this.getPod(pod.namespace, pod.name);
+        if (live === undefined || live.uid !== pod.uid || live.terminating) return landed;
+      }
+    }
+  }
+
+  /** Cheap reachability probe for /readyz: one try, so that readiness answers quickly. */
   async ping(): Promise<void> {
-    await this.call('read API server version', () => this.version.getCode());
+    await this.call('read API server version', () => this.version.getCode(), NO_RETRY);
   }
 
   async getDirective(ref: ObjectRef): Promise<Directive> {
@@ -117,8 +169,19 @@ export class KubeGateway {
         { ...directiveApi, namespace, name, body: { metadata: { resourceVersion }, status } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-      return object as Directive;
+      const written = object as Directive;
+      for (const observer of this.directiveWrites) observer(written);
+      return written;
     });
+  }
+
+  /**
+   * Tells `observer` of every directive status this gateway writes, so a watch cache can use the
+   * new resourceVersion at once instead of a moment later when its watch reports the write.
+   */
+  observeDirectiveWrites(observer: (directive: Directive) => void): () => void {
+    this.directiveWrites.add(observer);
+    return () => this.directiveWrites.delete(observer);
   }
 
   async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
@@ -146,10 +209,16 @@ export class KubeGateway {
    */
   async deletePod(namespace: string, name: string, uid: string): Promise<DeleteOutcome> {
     try {
-      await this.call(`delete pod ${namespace}/${name}`, () =>
-        this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
-      );
-      return 'deleted';
+      const send = async (): Promise<DeleteOutcome> => {
+        await this.call(
+          `delete pod ${namespace}/${name}`,
+          () =>
+            this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
+          NO_RETRY,
+        );
+        return 'deleted';
+      };
+      return await this.sendOnce({ namespace, name, uid }, send, 'deleted');
     } catch (error) {
       if (error instanceof NotFoundError || error instanceof ConflictError) return 'gone';
       throw error;
@@ -158,23 +227,36 @@ export class KubeGateway {
 
   /** Evicts through the Eviction API, which honours PodDisruptionBudgets (429 → blocked). */
   async evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome> {
+    const send = async (): Promise<EvictOutcome> => {
+      try {
+        await this.call(
+          `evict pod ${namespace}/${name}`,
+          () =>
+            this.core.createNamespacedPodEviction({
+              namespace,
+              name,
+              body: {
+                apiVersion: 'policy/v1',
+                kind: 'Eviction',
+                metadata: { name, namespace },
+                deleteOptions: { preconditions: { uid } },
+              },
+            }),
+          NO_RETRY,
+        );
+        return 'evicted';
+      } catch (error) {
+        // A 429 is normally a PodDisruptionBudget saying "not now" (the step waits and tries
+        // later); but the answer may stand for an eviction that landed, so look first.
+        if (!isTooManyRequests(error)) throw error;
+        const live = await this.getPod(namespace, name);
+        return live === undefined || live.uid !== uid || live.terminating ? 'evicted' : 'blocked';
+      }
+    };
     try {
-      await this.call(`evict pod ${namespace}/${name}`, () =>
-        this.core.createNamespacedPodEviction({
-          namespace,
-          name,
-          body: {
-            apiVersion: 'policy/v1',
-            kind: 'Eviction',
-            metadata: { name, namespace },
-            deleteOptions: { preconditions: { uid } },
-          },
-        }),
-      );
-      return 'evicted';
+      return await this.sendOnce({ namespace, name, uid }, send, 'evicted');
     } catch (error) {
       if (error instanceof NotFoundError || error instanceof ConflictError) return 'gone';
-      if (isTooManyRequests(error)) return 'blocked';
       throw error;
     }
   }

@@ -29,6 +29,18 @@ describe('bad input', () => {
 
   const cases: Array<[string, () => Promise<Response>, number, string]> = [
     ['malformed JSON', () => send('{"directive": ', json), 400, 'bad_request'],
+    [
+      'malformed JSON without a token (refused before it is read)',
+      () => send('{"directive": ', { 'content-type': 'application/json' }),
+      401,
+      'unauthorized',
+    ],
+    [
+      'text/plain with a wrong token',
+      () => send(ref, { 'content-type': 'text/plain', authorization: 'Bearer nope' }),
+      401,
+      'unauthorized',
+    ],
     ['a body of no known shape', () => send('{"hello": "world"}', json), 400, 'bad_request'],
     [
       'a bad issuedAt',

@@ -21,6 +21,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Start a worker in this process (default true). */
   worker?: boolean;
+  /** Where the in-process logger writes (default stdout), e.g. a LogCapture. */
+  logDestination?: NodeJS.WritableStream;
 }
 
 export interface Harness {
@@ -64,7 +66,7 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
     ...options.env,
   };
   const config = loadConfig(env);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, options.logDestination);
   const kube = createKubeGateway(config);
   const workers: WorkRole[] = [];
   const startWorker = (): WorkRole => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
 import { selectorJobId } from '../../queue/names.js';
-import type { Authenticate } from '../auth.js';
+import type { AuthHooks } from '../auth.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 
@@ -37,11 +37,11 @@ async function jobsOf(deps: AppDeps, directive: Directive): Promise<JobView[]> {
 }
 
 /** Read-only view and retry of a directive's current generation (DESIGN §3). */
-export function directiveRoutes(deps: AppDeps, authenticate: Authenticate) {
+export function directiveRoutes(deps: AppDeps, auth: AuthHooks) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Params: Params }>(
       '/v1/directives/:namespace/:name',
-      { schema: { params: Params }, preHandler: authenticate },
+      { schema: { params: Params }, onRequest: auth.beforeBody, preHandler: auth.afterBody },
       async (request) => {
         const directive = await deps.kube.getDirective(request.params);
         return {
@@ -55,7 +55,7 @@ export function directiveRoutes(deps: AppDeps, authenticate: Authenticate) {
 
     app.post<{ Params: Params }>(
       '/v1/directives/:namespace/:name/retry',
-      { schema: { params: Params }, preHandler: authenticate },
+      { schema: { params: Params }, onRequest: auth.beforeBody, preHandler: auth.afterBody },
       async (request, reply) => {
         const directive = await deps.kube.getDirective(request.params);
         const failed = (await jobsOf(deps, directive)).filter((job) => job.state === 'failed');
