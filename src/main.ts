@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { assertAuthConfigured, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { buildOpsApp } from './ingress/ops-app.js';
 import { createKubeGateway, startServe, startWork, type Role } from './runtime.js';
 
 export type RoleName = 'serve' | 'work' | 'all';
@@ -15,9 +16,18 @@ export async function run(role: RoleName, config: Config, log: Logger): Promise<
   const roles: Role[] = [];
   if (role !== 'serve') roles.push(startWork(config, log, kube));
   if (role !== 'work') roles.push(await startServe(config, log, kube));
+  else roles.push(await startOps(config, log));
   closeWithGrace({ delay: 25_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an unexpected error');
     else log.info({ signal }, 'stopping');
     for (const started of roles.reverse()) await started.close();
   });
+}
+
+/** The worker's own listener for liveness and metrics, on PORT like the API. */
+async function startOps(config: Config, log: Logger): Promise<Role> {
+  const app = await buildOpsApp(log);
+  const url = await app.listen({ port: config.port, host: config.host });
+  log.info({ url }, 'worker health and metrics are listening');
+  return { close: () => app.close() };
 }

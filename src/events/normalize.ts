@@ -66,6 +66,14 @@ function fromKubernetesEvent(body: Record<string, unknown>): CertIssued {
 
 function fromArgoEnvelope(body: Record<string, unknown>, depth: number): CertIssued {
   const data = body.data as Record<string, unknown>;
+  // A resource event source reports deletions as well: a deleted directive has nothing to bounce.
+  if (data.type === 'DELETE') {
+    return {
+      kind: 'ignored',
+      reason: 'DELETE resource events need no bounce',
+      shape: 'argo-envelope',
+    };
+  }
   const inner = isRecord(data.body) ? data.body : data;
   return { ...normalizeBody(inner, depth + 1), shape: 'argo-envelope' };
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth.js';
+import { dashboardPlugin } from './dashboard.js';
 import type { AppDeps } from './deps.js';
 import { HttpProblem, sendProblem } from './http-errors.js';
 import { registerJsonParsers } from './json-body.js';
 import { directiveRoutes } from './routes/directives.js';
 import { eventsRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
 
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -17,7 +19,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
   });
-  registerJsonParsers(app, ['application/json']);
+  // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.
+  registerJsonParsers(app, ['application/json', 'application/cloudevents+json']);
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -26,9 +29,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply,
     ),
   );
-  const authenticate = createAuthenticator(deps.config.auth, deps.kube);
+  const auth = createAuthenticator(deps.config.auth, deps.kube);
   await app.register(healthRoutes(deps));
-  await app.register(eventsRoutes(deps, authenticate));
-  await app.register(directiveRoutes(deps, authenticate));
+  await app.register(eventsRoutes(deps, auth));
+  await app.register(directiveRoutes(deps, auth));
+  await app.register(metricsRoutes(deps));
+  // Not mounted at all without credentials: /admin/queues is then a plain 404.
+  if (deps.config.dashboard) await app.register(dashboardPlugin(deps, deps.config.dashboard));
   return app;
 }

@@ -1,0 +1,127 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { safeEqual } from './auth.js';
+import type { AppDeps } from './deps.js';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+export interface DashboardCredentials {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** The `user:password` pair of a Basic Authorization header, or undefined when there is none. */
+function basicCredentials(header: string | undefined): [string, string] | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : [decoded.slice(0, colon), decoded.slice(colon + 1)];
+}
+
+/**
+ * Basic auth for every request the dashboard serves, static assets included. Both parts are
+ * compared in constant time, and both always are, so the answer time tells nothing.
+ */
+function basicAuthGuard(credentials: DashboardCredentials) {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | undefined> => {
+    const given = basicCredentials(request.headers.authorization);
+    const userOk = safeEqual(given?.[0] ?? '', credentials.user);
+    const passwordOk = safeEqual(given?.[1] ?? '', credentials.password);
+    if (given !== undefined && userOk && passwordOk) return undefined;
+    return reply
+      .code(401)
+      .header('www-authenticate', 'Basic realm="pod-bouncer dashboard", charset="UTF-8"')
+      .type('application/json')
+      .send({
+        error: 'unauthorized',
+        message:
+          given === undefined
+            ? 'The dashboard needs credentials.'
+            : 'The credentials are not valid.',
+      });
+  };
+}
+
+/**
+ * Writes the dashboard may make: retrying failed jobs, promoting a waiting job (an early re-check)
+ * and pausing or resuming the queue. Adding, editing, cleaning or removing jobs is refused: a
+ * job's data names the pods it bounces, so editing it would bounce arbitrary pods, and removing
+ * one would leave its directive without an ending.
+ */
+const ALLOWED_WRITES = [
+  /^\/api\/queues\/[^/]+\/[^/]+\/(retry|promote)$/,
+  /^\/api\/queues\/[^/]+\/retry\/failed$/,
+  /^\/api\/queues\/[^/]+\/promote$/,
+  /^\/api\/queues(\/[^/]+)?\/(pause|resume)$/,
+];
+
+function actionGuard() {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | undefined> => {
+    if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+    const path = request.url.slice(DASHBOARD_PATH.length).split('?')[0] ?? '';
+    if (request.method === 'PUT' && ALLOWED_WRITES.some((allowed) => allowed.test(path))) {
+      return undefined;
+    }
+    return reply.code(403).type('application/json').send({
+      error: 'forbidden',
+      message:
+        'The dashboard may retry, promote, pause and resume; adding, editing, cleaning or removing jobs is not allowed.',
+    });
+  };
+}
+
+/** bull-board's UI sends some PUTs with a JSON content type and no body: those read as `{}`. */
+function tolerantJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (
+      _request: FastifyRequest,
+      body: string,
+      done: (error: Error | null, value?: unknown) => void,
+    ) => {
+      try {
+        done(null, body === '' ? {} : JSON.parse(body));
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  );
+}
+
+/**
+ * The bull-board dashboard over the selector queue at `/admin/queues`, in a plugin of its own so
+ * that its guard, body parser and error handler apply to it alone. bull-board has no auth of its
+ * own: the onRequest guard runs before any of its routes, static files included. Retrying a failed
+ * selector job here is what `POST /v1/directives/:ns/:name/retry` does.
+ */
+export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('onRequest', basicAuthGuard(credentials));
+    app.addHook('onRequest', actionGuard());
+    tolerantJsonParser(app);
+    const serverAdapter = new FastifyAdapter().setBasePath(DASHBOARD_PATH);
+    createBullBoard({
+      queues: [
+        new BullMQAdapter(deps.queue, {
+          allowRetries: true,
+          displayName: 'bounce',
+          description: 'One job per selector of a directive generation, run in spec order.',
+        }),
+      ],
+      serverAdapter,
+      options: { uiConfig: { boardTitle: 'pod-bouncer', hideDocsLink: true } },
+    });
+    await app.register(serverAdapter.registerPlugin(), { prefix: DASHBOARD_PATH });
+  };
+}

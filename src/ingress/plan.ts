@@ -1,0 +1,146 @@
+import type { CertIssued } from '../events/cert-issued.js';
+import { InvalidDirectiveError } from '../events/errors.js';
+import {
+  directiveKey,
+  type DirectiveSpec,
+  type PodSelector,
+  type RootCertSync,
+} from '../directive/types.js';
+import { normalizeSpec, validateSpec } from '../directive/validate.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import { needsBounce } from '../workflow/steps/select.js';
+import type { AppDeps } from './deps.js';
+
+export interface PlannedPod {
+  name: string;
+  uid: string;
+  /** creationTimestamp, RFC 3339. */
+  created: string;
+}
+
+export interface RootCertGate extends RootCertSync {
+  /** True when the ConfigMap key already equals the decoded Secret key (byte-exact). */
+  inSync: boolean;
+  /** Why it is not in sync yet; absent when it is. */
+  reason?: string;
+}
+
+export interface SelectorPlan {
+  selectorIndex: number;
+  namespace: string;
+  labels: Record<string, string>;
+  /** The pods that would be bounced if the selector ran now. */
+  pods: PlannedPod[];
+  /** Matching pods left alone: already terminating, or created at or after issuedAt. */
+  skipped: Array<PlannedPod & { reason: 'terminating' | 'created at or after issuedAt' }>;
+  gates: { rootCertSync: RootCertGate | null; waitForReplicas: number };
+}
+
+export interface EventPlan {
+  dryRun: true;
+  directive: string;
+  /** Inline directives are planned from the given spec, which is not written to the cluster. */
+  inline: boolean;
+  uid: string | null;
+  generation: number | null;
+  issuedAt: string | null;
+  selectors: SelectorPlan[];
+}
+
+export interface IgnoredPlan {
+  dryRun: true;
+  ignored: true;
+  reason: string;
+}
+
+async function rootCertGate(kube: KubeGateway, sync: RootCertSync): Promise<RootCertGate> {
+  const [secret, configMap] = await Promise.all([
+    kube.readSecretKey(sync.secretRef, sync.secretKey),
+    kube.readConfigMapKey(sync.configMapRef, sync.configMapKey),
+  ]);
+  // The Secret's bytes are compared here and go no further: the plan says only whether they match.
+  if (secret === undefined) return { ...sync, inSync: false, reason: 'secret key missing' };
+  if (configMap === undefined) return { ...sync, inSync: false, reason: 'configmap key missing' };
+  return Buffer.from(configMap).equals(secret)
+    ? { ...sync, inSync: true }
+    : { ...sync, inSync: false, reason: 'differs' };
+}
+
+async function planSelector(
+  kube: KubeGateway,
+  selector: PodSelector,
+  selectorIndex: number,
+  issuedAt: Date | undefined,
+): Promise<SelectorPlan> {
+  const [pods, gate] = await Promise.all([
+    kube.listPods(selector.namespace, selector.labels),
+    selector.rootCertSync ? rootCertGate(kube, selector.rootCertSync) : null,
+  ]);
+  const plan: SelectorPlan = {
+    selectorIndex,
+    namespace: selector.namespace,
+    labels: selector.labels,
+    pods: [],
+    skipped: [],
+    gates: { rootCertSync: gate, waitForReplicas: selector.waitForReplicas },
+  };
+  for (const pod of pods) {
+    const view = { name: pod.name, uid: pod.uid, created: pod.createdAt.toISOString() };
+    if (needsBounce(pod, issuedAt)) plan.pods.push(view);
+    else
+      plan.skipped.push({
+        ...view,
+        reason: pod.terminating ? 'terminating' : 'created at or after issuedAt',
+      });
+  }
+  return plan;
+}
+
+/** The spec to plan from, checked like ingest checks it, and who it belongs to in the cluster. */
+async function planTarget(
+  deps: AppDeps,
+  event: Exclude<CertIssued, { kind: 'ignored' }>,
+): Promise<{ key: string; uid: string | null; generation: number | null; spec: DirectiveSpec }> {
+  if (event.kind === 'inline') {
+    const { metadata, spec } = event.manifest;
+    return { key: directiveKey(metadata), uid: null, generation: null, spec };
+  }
+  const directive = await deps.kube.getDirective(event.ref);
+  const problems = validateSpec(directive.spec);
+  if (problems.length > 0) throw new InvalidDirectiveError(problems);
+  const { uid, generation } = directive.metadata;
+  return {
+    key: directiveKey(directive.metadata),
+    uid,
+    generation,
+    spec: normalizeSpec(directive.spec),
+  };
+}
+
+/**
+ * `?dryRun=true`: what the event would do now — per selector, the pods that would be bounced and
+ * the gates that would be waited on. Read-only: no job, no status write, no apply (an inline
+ * directive is planned from the spec it carries). Selectors after the first are planned against
+ * the pods of this moment; by the time they would run, their pods may have changed.
+ */
+export async function planEvent(
+  deps: AppDeps,
+  event: CertIssued,
+): Promise<EventPlan | IgnoredPlan> {
+  if (event.kind === 'ignored') return { dryRun: true, ignored: true, reason: event.reason };
+  const target = await planTarget(deps, event);
+  const selectors = await Promise.all(
+    target.spec.podsToBounce.map((selector, index) =>
+      planSelector(deps.kube, selector, index, event.issuedAt),
+    ),
+  );
+  return {
+    dryRun: true,
+    directive: target.key,
+    inline: event.kind === 'inline',
+    uid: target.uid,
+    generation: target.generation,
+    issuedAt: event.issuedAt?.toISOString() ?? null,
+    selectors,
+  };
+}

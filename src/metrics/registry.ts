@@ -1,0 +1,114 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Queue } from 'bullmq';
+
+/**
+ * The process's own Prometheus registry (never prom-client's global one, so that a library that
+ * registers on the global registry cannot clash with these names). One per process: the HTTP
+ * role, the worker and the kube gateway all record here, and `GET /metrics` serves it.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** Every POST /v1/events, by the shape it arrived in and what became of it. */
+export const eventsReceived = new Counter({
+  name: 'pod_bouncer_events_received_total',
+  help: 'Events received on POST /v1/events, by body shape, outcome and HTTP status.',
+  labelNames: ['shape', 'outcome', 'code'] as const,
+  registers: [registry],
+});
+
+export const podsBounced = new Counter({
+  name: 'pod_bouncer_pods_bounced_total',
+  help: 'Pods deleted or evicted (or found already gone) by selector jobs, by namespace.',
+  labelNames: ['namespace'] as const,
+  registers: [registry],
+});
+
+export const selectorDuration = new Histogram({
+  name: 'pod_bouncer_selector_duration_seconds',
+  help: 'Time from a selector becoming runnable (the previous selector done) to its end.',
+  labelNames: ['outcome'] as const,
+  buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600],
+  registers: [registry],
+});
+
+export const waitDuration = new Histogram({
+  name: 'pod_bouncer_wait_duration_seconds',
+  help: 'Time a selector waited at a gate (rootCertSync, eviction, waitForReplicas).',
+  labelNames: ['gate', 'outcome'] as const,
+  buckets: [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1200],
+  registers: [registry],
+});
+
+export const kubeRequests = new Counter({
+  name: 'pod_bouncer_kubernetes_requests_total',
+  help: 'Requests sent to the Kubernetes API, by verb and HTTP status ("2xx" on success, "network" when no answer came).',
+  labelNames: ['verb', 'code'] as const,
+  registers: [registry],
+});
+
+export const kubeRequestDuration = new Histogram({
+  name: 'pod_bouncer_kubernetes_request_duration_seconds',
+  help: 'Latency of requests to the Kubernetes API, by verb.',
+  labelNames: ['verb'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+const JOB_STATES = [
+  'waiting',
+  'waiting-children',
+  'prioritized',
+  'delayed',
+  'active',
+  'completed',
+  'failed',
+] as const;
+/** Jobs a worker will take once they are due: what KEDA-style scaling looks at. */
+const DEPTH_STATES = ['waiting', 'prioritized', 'delayed'] as const;
+
+const observedQueues = new Set<Queue>();
+
+/** Reads the counts at scrape time; when Redis does not answer, the series are left out. */
+async function countJobs(): Promise<Map<string, number> | undefined> {
+  const totals = new Map<string, number>(JOB_STATES.map((state) => [state, 0]));
+  try {
+    for (const queue of observedQueues) {
+      const counts = await queue.getJobCounts(...JOB_STATES);
+      for (const state of JOB_STATES) totals.set(state, totals.get(state)! + (counts[state] ?? 0));
+    }
+  } catch {
+    return undefined;
+  }
+  return totals;
+}
+
+export const jobs = new Gauge({
+  name: 'pod_bouncer_jobs',
+  help: 'Selector jobs in the queue, by BullMQ state (read from Redis at scrape time).',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  async collect(): Promise<void> {
+    this.reset();
+    const totals = observedQueues.size > 0 ? await countJobs() : undefined;
+    for (const [state, count] of totals ?? []) this.set({ state }, count);
+  },
+});
+
+export const queueDepth = new Gauge({
+  name: 'pod_bouncer_queue_depth',
+  help: 'Selector jobs waiting for a worker: waiting, prioritized and delayed (re-checks included).',
+  registers: [registry],
+  async collect(): Promise<void> {
+    this.reset();
+    const totals = observedQueues.size > 0 ? await countJobs() : undefined;
+    if (totals === undefined) return;
+    this.set(DEPTH_STATES.reduce((sum, state) => sum + (totals.get(state) ?? 0), 0));
+  },
+});
+
+/** Makes the queue's job counts part of every scrape until the returned function is called. */
+export function observeQueue(queue: Queue): () => void {
+  observedQueues.add(queue);
+  return () => observedQueues.delete(queue);
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+
+const USER = 'ops';
+const PASSWORD = 'dashboard-password-0123';
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('the dashboard without credentials configured', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('dash-off', { worker: false });
+  });
+  afterAll(async () => h.close());
+
+  it('is not mounted', async () => {
+    for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
+      const response = await fetch(`${h.serve.url}${path}`, {
+        headers: { authorization: basic(USER, PASSWORD) },
+      });
+      expect(response.status, path).toBe(404);
+    }
+  });
+});
+
+describe('the dashboard at /admin/queues', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('dash-on', {
+      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+    });
+  });
+  afterAll(async () => h.close());
+
+  const get = (path: string, authorization?: string) =>
+    fetch(`${h.serve.url}${path}`, authorization ? { headers: { authorization } } : {});
+
+  it('asks for basic auth on every route, static assets included', async () => {
+    const page = await get('/admin/queues', basic(USER, PASSWORD));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+
+    const paths = ['/admin/queues', `/admin/queues/${script}`, '/admin/queues/api/queues'];
+    for (const path of paths) {
+      for (const authorization of [
+        undefined,
+        basic(USER, 'wrong'),
+        basic('someone', PASSWORD),
+        basic(USER, ''),
+        'Bearer test-token-0123456789',
+        'Basic !!!',
+      ]) {
+        const refused = await get(path, authorization);
+        expect(refused.status, `${path} with ${authorization}`).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+        expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
+      }
+      expect((await get(path, basic(USER, PASSWORD))).status, path).toBe(200);
+    }
+  });
+
+  it('refuses writes other than retry, promote, pause and resume', async () => {
+    const auth = { authorization: basic(USER, PASSWORD), 'content-type': 'application/json' };
+    const refused: Array<[string, string, string?]> = [
+      ['POST', '/admin/queues/api/queues/bounce/add', JSON.stringify({ name: 'x', data: {} })],
+      [
+        'PATCH',
+        '/admin/queues/api/queues/bounce/some-job/update-data',
+        JSON.stringify({ data: {} }),
+      ],
+      ['PUT', '/admin/queues/api/queues/bounce/empty'],
+      ['PUT', '/admin/queues/api/queues/bounce/obliterate'],
+      ['PUT', '/admin/queues/api/queues/bounce/clean/completed'],
+      ['PUT', '/admin/queues/api/queues/bounce/some-job/clean'],
+    ];
+    for (const [method, path, body] of refused) {
+      const response = await fetch(`${h.serve.url}${path}`, { method, headers: auth, body });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(await response.json()).toMatchObject({ error: 'forbidden' });
+    }
+    const retryNothing = await fetch(`${h.serve.url}/admin/queues/api/queues/bounce/retry/failed`, {
+      method: 'PUT',
+      headers: { authorization: basic(USER, PASSWORD) },
+    });
+    expect(retryNothing.status).not.toBe(403);
+  });
+
+  it('shows the selector jobs by name, with their data and log lines', async () => {
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('istio-system', 'shown', [
+        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 1 },
+      ]),
+    );
+    const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'shown' } });
+    await waitForState(h, 'istio-system', 'shown', 'FINISHED');
+
+    const response = await get(
+      '/admin/queues/api/queues?activeQueue=bounce&status=latest',
+      basic(USER, PASSWORD),
+    );
+    const body = (await response.json()) as any;
+    const queue = body.queues.find((candidate: any) => candidate.name === 'bounce');
+    expect(queue).toBeDefined();
+    const job = queue.jobs.find((candidate: any) => candidate.id === accepted.body.jobIds[0]);
+    expect(job.name).toBe('istio-system/shown #0 istio-system app=istiod');
+    expect(job.data).toMatchObject({
+      selector: { namespace: 'istio-system' },
+      progress: { step: 'done' },
+    });
+
+    const logs = await get(
+      `/admin/queues/api/queues/bounce/${encodeURIComponent(job.id)}/logs`,
+      basic(USER, PASSWORD),
+    );
+    expect(logs.status).toBe(200);
+    expect(JSON.stringify(await logs.json())).toMatch(/select: chose 1 pod/);
+  });
+});

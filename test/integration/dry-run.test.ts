@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directive, startHarness, type Harness } from '../support/harness.js';
+import { keysUnder, postRaw } from '../support/routers.js';
+
+const ROOT_SYNC = {
+  secretRef: { name: 'cacerts', namespace: 'istio-system' },
+  secretKey: 'root-cert.pem',
+  configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
+  configMapKey: 'root-cert.pem',
+};
+
+describe('?dryRun=true', () => {
+  let h: Harness;
+  const issuedAt = new Date(Date.now() + 5000);
+  issuedAt.setMilliseconds(0);
+
+  beforeAll(async () => {
+    // No worker: an event sent for real below must stay queued, not change Redis mid-test.
+    h = await startHarness('dryrun', { worker: false });
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 3,
+      terminationGraceMs: 600_000,
+    });
+    h.sim.addWorkload({
+      namespace: 'bookinfo',
+      name: 'reviews',
+      kind: 'ReplicaSet',
+      labels: { app: 'reviews' },
+      replicas: 2,
+    });
+    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
+    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    h.sim.applyDirective(
+      directive('istio-system', 'planned', [
+        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 3 },
+        { namespace: 'bookinfo', labels: { app: 'reviews' }, rootCertSync: ROOT_SYNC },
+      ]),
+    );
+  });
+  afterAll(async () => h.close());
+
+  /** Posts with ?dryRun=true and proves that nothing but reads reached the cluster or Redis. */
+  async function dryRun(body: string, headers: Record<string, string> = {}) {
+    const keys = await keysUnder(h.prefix);
+    h.sim.resetRequests();
+    const answer = await postRaw(
+      h,
+      body,
+      { 'content-type': 'application/json', ...headers },
+      '?dryRun=true',
+    );
+    const writes = h.sim.requests().filter((request) => request.method !== 'GET');
+    expect(writes).toEqual([]);
+    expect(await keysUnder(h.prefix)).toEqual(keys);
+    return answer;
+  }
+
+  it('plans a reference: pods per selector with the select filter applied, and the gates', async () => {
+    const [terminating] = h.sim.listPods('istio-system', { app: 'istiod' });
+    await h.kube.deletePod('istio-system', terminating!.metadata.name, terminating!.metadata.uid);
+    // The ReplicaSet has already replaced it: that replacement predates issuedAt, so it is planned.
+    const live = h.sim
+      .listPods('istio-system', { app: 'istiod' })
+      .filter((pod) => pod.metadata.deletionTimestamp === undefined);
+    expect(live).toHaveLength(3);
+    const young = h.sim.addPod({
+      namespace: 'istio-system',
+      name: 'istiod-young',
+      labels: { app: 'istiod' },
+      createdAt: new Date(issuedAt.getTime()),
+    });
+
+    const answer = await dryRun(
+      JSON.stringify({
+        directive: { namespace: 'istio-system', name: 'planned' },
+        issuedAt: issuedAt.toISOString(),
+      }),
+    );
+    expect(answer.status).toBe(200);
+    const plan = answer.body;
+    const stored = h.sim.getDirective('istio-system', 'planned')!;
+    expect(plan).toMatchObject({
+      dryRun: true,
+      directive: 'istio-system/planned',
+      inline: false,
+      uid: stored.metadata.uid,
+      generation: 1,
+      issuedAt: issuedAt.toISOString(),
+    });
+    expect(stored.status?.state).toBeUndefined();
+    const [first, second] = plan.selectors;
+    expect(first.pods.map((pod: any) => pod.uid).sort()).toEqual(
+      live.map((pod) => pod.metadata.uid).sort(),
+    );
+    for (const pod of first.pods) {
+      expect(pod.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+      expect(Date.parse(pod.created)).toBeLessThan(issuedAt.getTime());
+    }
+    expect(first.skipped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ uid: terminating!.metadata.uid, reason: 'terminating' }),
+        expect.objectContaining({
+          uid: young.metadata.uid,
+          reason: 'created at or after issuedAt',
+        }),
+      ]),
+    );
+    expect(first.gates).toEqual({ rootCertSync: null, waitForReplicas: 3 });
+    expect(second.pods).toHaveLength(2);
+    expect(second.gates.rootCertSync).toMatchObject({
+      ...ROOT_SYNC,
+      inSync: false,
+      reason: 'differs',
+    });
+    expect(JSON.stringify(plan)).not.toContain('NEW ROOT');
+
+    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    const synced = await dryRun(
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'planned' } }),
+    );
+    expect(synced.body.selectors[1].gates.rootCertSync.inSync).toBe(true);
+    expect(synced.body.issuedAt).toBeNull();
+    // Without issuedAt only the terminating pod is left alone.
+    expect(synced.body.selectors[0].pods).toHaveLength(4);
+  });
+
+  it('plans an inline directive from its spec without writing it', async () => {
+    const answer = await dryRun(
+      JSON.stringify({
+        directive: directive('bookinfo', 'not-yet-applied', [
+          { namespace: 'bookinfo', labels: [{ key: 'app', value: 'reviews' }], waitForReplicas: 1 },
+        ]),
+      }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      directive: 'bookinfo/not-yet-applied',
+      inline: true,
+      uid: null,
+      generation: null,
+    });
+    expect(answer.body.selectors[0]).toMatchObject({
+      namespace: 'bookinfo',
+      labels: { app: 'reviews' },
+      gates: { rootCertSync: null, waitForReplicas: 1 },
+    });
+    expect(answer.body.selectors[0].pods).toHaveLength(2);
+    expect(h.sim.getDirective('bookinfo', 'not-yet-applied')).toBeUndefined();
+  });
+
+  it('works on every shape: a CloudEvent is planned and not remembered; an ignored event says so', async () => {
+    const ce = await dryRun(
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'planned' } }),
+      {
+        'ce-specversion': '1.0',
+        'ce-id': 'dry-1',
+        'ce-source': '/cert-agent',
+        'ce-type': 'cert.issued',
+        'ce-time': issuedAt.toISOString(),
+      },
+    );
+    expect(ce.status).toBe(200);
+    expect(ce.body.issuedAt).toBe(issuedAt.toISOString());
+    // Not remembered: the same CloudEvent sent for real afterwards is accepted, not a duplicate.
+    const real = await postRaw(
+      h,
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'planned' } }),
+      {
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': 'dry-1',
+        'ce-source': '/cert-agent',
+        'ce-type': 'cert.issued',
+      },
+    );
+    expect(real.status).toBe(202);
+    expect(real.body.duplicate).toBe(false);
+
+    const ignored = await dryRun(
+      JSON.stringify({ type: 'DELETED', object: h.sim.getDirective('istio-system', 'planned') }),
+    );
+    expect(ignored.status).toBe(200);
+    expect(ignored.body).toMatchObject({ dryRun: true, ignored: true });
+
+    const missing = await dryRun(
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'nope' } }),
+    );
+    expect(missing.status).toBe(404);
+    const bad = await postRaw(h, '{}', { 'content-type': 'application/json' }, '?dryRun=maybe');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/dryRun/);
+  });
+});

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  directive,
+  eventually,
+  startHarness,
+  TOKEN,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+import { queueSettled } from '../support/routers.js';
+
+/** The value of one sample line of the Prometheus text format, or undefined when absent. */
+function sample(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (wanted.every((pair) => line.includes(pair)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('metrics');
+  });
+  afterAll(async () => h.close());
+
+  const scrape = async () => {
+    const response = await fetch(`${h.serve.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    return response.text();
+  };
+
+  it('counts events, jobs by state, pods bounced, waits and Kubernetes requests of a real run', async () => {
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 3,
+      readinessDelayMs: 100,
+    });
+    h.sim.applyDirective(
+      directive('istio-system', 'measured', [
+        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 3 },
+      ]),
+    );
+    const before = await scrape();
+    const base = (name: string, labels: Record<string, string> = {}) =>
+      sample(before, name, labels) ?? 0;
+
+    const ref = { directive: { namespace: 'istio-system', name: 'measured' } };
+    expect((await h.post(ref)).status).toBe(202);
+    expect((await h.post(ref)).body.duplicate).toBe(true);
+    expect((await h.post({ directive: { namespace: 'istio-system' } })).status).toBe(400);
+    expect((await h.post(ref, { token: 'wrong' })).status).toBe(401);
+    await waitForState(h, 'istio-system', 'measured', 'FINISHED');
+    await queueSettled(h);
+
+    // Observations made after the answer (onResponse, worker events) land a moment later.
+    const text = await eventually('the run to be counted', async () => {
+      const current = await scrape();
+      return (sample(current, 'pod_bouncer_selector_duration_seconds_count', {
+        outcome: 'completed',
+      }) ?? 0) > base('pod_bouncer_selector_duration_seconds_count', { outcome: 'completed' })
+        ? current
+        : undefined;
+    });
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      (sample(text, name, labels) ?? 0) - base(name, labels);
+
+    expect(
+      delta('pod_bouncer_events_received_total', {
+        shape: 'native-reference',
+        outcome: 'accepted',
+        code: '202',
+      }),
+    ).toBe(1);
+    expect(
+      delta('pod_bouncer_events_received_total', {
+        shape: 'native-reference',
+        outcome: 'duplicate',
+        code: '202',
+      }),
+    ).toBe(1);
+    expect(
+      delta('pod_bouncer_events_received_total', {
+        shape: 'unknown',
+        outcome: 'rejected',
+        code: '400',
+      }),
+    ).toBe(1);
+    expect(
+      delta('pod_bouncer_events_received_total', {
+        shape: 'unknown',
+        outcome: 'rejected',
+        code: '401',
+      }),
+    ).toBe(1);
+    expect(delta('pod_bouncer_pods_bounced_total', { namespace: 'istio-system' })).toBe(3);
+    expect(
+      delta('pod_bouncer_wait_duration_seconds_count', {
+        gate: 'waitForReplicas',
+        outcome: 'passed',
+      }),
+    ).toBe(1);
+    expect(delta('pod_bouncer_kubernetes_requests_total', { verb: 'delete', code: '2xx' })).toBe(3);
+    expect(
+      delta('pod_bouncer_kubernetes_requests_total', { verb: 'patch', code: '2xx' }),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      delta('pod_bouncer_kubernetes_request_duration_seconds_count', { verb: 'list' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'pod_bouncer_jobs', { state: 'completed' })).toBe(1);
+    expect(sample(text, 'pod_bouncer_jobs', { state: 'failed' })).toBe(0);
+    expect(sample(text, 'pod_bouncer_queue_depth')).toBe(0);
+    // Default process metrics come along.
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it('counts Kubernetes API errors by status code', async () => {
+    const before = await scrape();
+    // A dry run reads the directive from the API server itself (no cache in between).
+    const missing = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ directive: { namespace: 'istio-system', name: 'absent' } }),
+    });
+    expect(missing.status).toBe(404);
+    const after = await scrape();
+    const get404 = (text: string) =>
+      sample(text, 'pod_bouncer_kubernetes_requests_total', { verb: 'get', code: '404' }) ?? 0;
+    expect(get404(after) - get404(before)).toBeGreaterThanOrEqual(1);
+  });
+});

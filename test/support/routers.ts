@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import { REDIS_URL } from './redis.js';
+import { TOKEN, eventually, type Harness } from './harness.js';
+
+/**
+ * Every Redis key under the harness's prefix: proves a request wrote nothing. The worker's
+ * stalled-jobs check key comes and goes on its own timer, so it is left out.
+ */
+export async function keysUnder(prefix: string): Promise<string[]> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      keys.push(...found.filter((key) => !key.endsWith(':stalled-check')));
+    } while (cursor !== '0');
+    return keys.sort();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** POST /v1/events with a raw body and exactly these headers (plus the test token). */
+export async function postRaw(
+  h: Harness,
+  body: string,
+  headers: Record<string, string>,
+  query = '',
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(`${h.serve.url}/v1/events${query}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+    body,
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : undefined,
+    headers: response.headers,
+  };
+}
+
+/** A three-replica istiod as the sample events below refer to. */
+export function addIstiod(h: Harness, name = 'istiod', replicas = 2): void {
+  h.sim.addWorkload({
+    namespace: 'istio-system',
+    name,
+    kind: 'ReplicaSet',
+    labels: { app: name },
+    replicas,
+    readinessDelayMs: 50,
+  });
+}
+
+/** Waits until no job is pending or running, so that a Redis snapshot is not racing a worker. */
+export async function queueSettled(h: Harness): Promise<void> {
+  await eventually('the queue to settle', async () => {
+    const counts = await h.serve.queue.getJobCounts(
+      'active',
+      'waiting',
+      'delayed',
+      'prioritized',
+      'waiting-children',
+    );
+    return Object.values(counts).every((count) => count === 0) ? true : undefined;
+  });
+}
