@@ -22,7 +22,7 @@ export interface IgnoredEvent {
 }
 
 /** Redis trouble is a 503 for the sender to retry; the flow write is atomic, so nothing is half-done. */
-async function inRedis<T>(work: () => Promise<T>): Promise<T> {
+export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -38,7 +38,10 @@ async function resolveDirective(
   const directive =
     event.kind === 'inline'
       ? await deps.kube.applyDirective(event.manifest)
-      : await deps.kube.getDirective(event.ref);
+      : // Always from the API server: an event carries no generation, so only a fresh read can
+        // tell a spec changed a moment ago from the one a cache still holds. A stale read would
+        // answer "duplicate" for a new generation, or enqueue an old one that the worker drops.
+        await deps.kube.getDirective(event.ref);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
   const problems = validateSpec(directive.spec);
   if (problems.length > 0) throw new InvalidDirectiveError(problems);
@@ -66,13 +69,15 @@ export async function ingest(
   );
   if (!duplicate) {
     try {
+      // Before the answer, so a sender that reads the directive after a 202 sees PENDING (or
+      // later); `accepted` leaves a status of this generation alone if the worker was faster.
       await deps.status.apply(
         { namespace, name, uid, generation },
         accepted(generation, directive.spec.podsToBounce.length),
         directive,
       );
     } catch (error) {
-      // The jobs are durable and the worker writes the status as it starts; do not fail the sender.
+      // The jobs are durable and the worker writes the status as it starts: do not fail the sender.
       deps.log.warn(
         { err: error, directive: directiveKey(directive.metadata) },
         'could not mark the directive PENDING',

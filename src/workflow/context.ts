@@ -1,8 +1,11 @@
 import type { BounceMode } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { DirectiveCache } from '../kube/informer-directives.js';
+import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
 import type { SelectorJobData, SelectorProgress, SelectorStep } from '../queue/selector-job.js';
 import type { StatusWriter } from '../status/writer.js';
+import type { WakeCondition, Wakeups } from './wakeups.js';
 
 export interface WorkflowSettings {
   pollIntervalMs: number;
@@ -16,6 +19,11 @@ export interface WorkflowDeps {
   status: StatusWriter;
   log: Logger;
   settings: WorkflowSettings;
+  /** Shared watch caches: directives read and wait conditions checked without an API call. */
+  directives?: DirectiveCache;
+  view?: ClusterView;
+  /** Parked jobs woken by watch events before their delayed re-check. */
+  wakeups?: Wakeups;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -34,6 +42,8 @@ export interface StepContext {
 export interface PendingWait {
   what: string;
   timeoutSeconds: number;
+  /** What a watch event must show for the job to be worth re-checking before its poll. */
+  wake?: WakeCondition;
 }
 
 export type StepOutcome = { next: SelectorStep } | { wait: PendingWait };

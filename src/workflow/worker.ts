@@ -1,5 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { observeSelectorEnd } from '../metrics/workflow.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { failed } from '../status/transitions.js';
@@ -43,6 +44,13 @@ export function startWorker(
     },
   );
   worker.on('error', (error) => deps.log.error({ err: error }, 'worker error'));
+  worker.on('completed', (job, result) => {
+    if (result.outcome === 'bounced') void observeSelectorEnd(worker, job, 'completed');
+  });
+  worker.on('failed', (job) => {
+    // finishedOn is set only when the failure is final (no attempt left, or unrecoverable).
+    if (job?.finishedOn !== undefined) void observeSelectorEnd(worker, job, 'failed');
+  });
   worker.on('failed', (job, error) => {
     if (job !== undefined) void reportUnhandledFailure(deps, job, error);
   });

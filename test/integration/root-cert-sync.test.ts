@@ -45,7 +45,7 @@ describe('rootCertSync', () => {
 
     // Let the job re-check the gate several times before asserting that nothing moved.
     await eventually('several root-cert checks', () =>
-      h.sim.requests().filter((r) => r.resource === 'configmaps' && r.method === 'GET').length >= 5
+      h.sim.requests().filter((r) => r.resource === 'secrets' && r.method === 'GET').length >= 5
         ? true
         : undefined,
     );

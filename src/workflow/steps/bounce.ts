@@ -3,6 +3,11 @@ import type { StepContext, StepOutcome } from '../context.js';
 
 /** Deletions sent together; each batch is recorded as in flight before it is sent. */
 const BATCH_SIZE = 10;
+/**
+ * Every batch rewrites the job's progress (all chosen uids), so a selector of n pods in batches
+ * of 10 writes O(n²) bytes to Redis. Big selectors use bigger batches: at most this many.
+ */
+const MAX_BATCHES = 50;
 
 type Removal = 'done' | 'blocked';
 
@@ -39,8 +44,9 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
   const pending = (context.progress.chosen ?? []).filter((pod) => !bounced.has(pod.uid));
-  for (let start = 0; start < pending.length; start += BATCH_SIZE) {
-    const batch = pending.slice(start, start + BATCH_SIZE);
+  const size = Math.max(BATCH_SIZE, Math.ceil(pending.length / MAX_BATCHES));
+  for (let start = 0; start < pending.length; start += size) {
+    const batch = pending.slice(start, start + size);
     await context.save({ bounced: [...bounced], inFlight: batch.map((pod) => pod.uid) });
     const outcomes = await Promise.all(batch.map((pod) => remove(context, pod)));
     batch.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
@@ -52,6 +58,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
         wait: {
           what: `eviction allowed by a PodDisruptionBudget in ${context.data.selector.namespace}`,
           timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+          wake: { kind: 'podReady', namespace: context.data.selector.namespace },
         },
       };
     }

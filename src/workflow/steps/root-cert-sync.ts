@@ -1,4 +1,5 @@
 import type { StepContext, StepOutcome } from '../context.js';
+import { digestOf } from '../wakeups.js';
 
 /**
  * Waits until the namespace's root-cert ConfigMap carries the issuer's root certificate, so the
@@ -9,9 +10,13 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
   const sync = context.data.selector.rootCertSync;
   if (sync === undefined) return { next: 'select' };
   const { kube, settings } = context.deps;
+  // The ConfigMap from the shared watch when synced; the Secret is only ever read by name.
+  const watched = context.deps.view?.configMapKey(sync.configMapRef, sync.configMapKey);
   const [secret, configMap] = await Promise.all([
     kube.readSecretKey(sync.secretRef, sync.secretKey),
-    kube.readConfigMapKey(sync.configMapRef, sync.configMapKey),
+    watched === undefined
+      ? kube.readConfigMapKey(sync.configMapRef, sync.configMapKey)
+      : Promise.resolve(watched.value),
   ]);
   if (secret !== undefined && configMap !== undefined && Buffer.from(configMap).equals(secret)) {
     await context.note(
@@ -29,6 +34,16 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
     wait: {
       what: `root cert in configmap ${sync.configMapRef.namespace}/${sync.configMapRef.name} key ${sync.configMapKey} to match secret ${sync.secretRef.namespace}/${sync.secretRef.name} key ${sync.secretKey} (${missing})`,
       timeoutSeconds: settings.rootCertSyncTimeoutSeconds,
+      ...(secret === undefined
+        ? {}
+        : {
+            wake: {
+              kind: 'configMapKey' as const,
+              ref: sync.configMapRef,
+              key: sync.configMapKey,
+              digest: digestOf(secret),
+            },
+          }),
     },
   };
 }

@@ -1,5 +1,6 @@
-import { podsChosen } from '../../status/transitions.js';
+import { bouncing, podsChosen } from '../../status/transitions.js';
 import type { PodInfo } from '../../kube/pods.js';
+import { combined } from '../combined-transition.js';
 import type { StepContext, StepOutcome } from '../context.js';
 
 /**
@@ -33,9 +34,22 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   }
   const names = chosen.map((pod) => pod.name);
   const { namespace, name, uid } = data.directive;
-  await deps.status.apply(
+  // The write carries the cached resourceVersion: a stale cache costs a 409 and a re-read.
+  const written = await deps.status.apply(
     { namespace, name, uid, generation: data.generation },
-    podsChosen(data.generation, data.selectorIndex, names),
+    combined(
+      bouncing(data.generation, data.selectorIndex),
+      podsChosen(data.generation, data.selectorIndex, names),
+    ),
+    deps.directives?.peek(data.directive),
   );
+  if (written === 'stale' || written === 'gone') {
+    // Superseded or deleted since this run began: the old chain bounces nothing more.
+    await context.save({ chosen: [] });
+    await context.note(
+      `directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`,
+    );
+    return { next: 'done' };
+  }
   return { next: 'bounce' };
 }

@@ -10,7 +10,10 @@ export async function waitForReplicas(context: StepContext): Promise<StepOutcome
   const wanted = selector.waitForReplicas;
   if (wanted === 0) return { next: 'done' };
   const bounced = new Set((context.progress.chosen ?? []).map((pod) => pod.uid));
-  const pods = await context.deps.kube.listPods(selector.namespace, selector.labels);
+  // From the shared pod watch when it is synced: a re-check then costs no API request.
+  const pods =
+    context.deps.view?.pods(selector.namespace, selector.labels) ??
+    (await context.deps.kube.listPods(selector.namespace, selector.labels));
   const ready = pods.filter((pod) => pod.ready && !pod.terminating && !bounced.has(pod.uid));
   if (ready.length >= wanted) {
     await context.note(
@@ -22,6 +25,13 @@ export async function waitForReplicas(context: StepContext): Promise<StepOutcome
     wait: {
       what: `${wanted} Ready replacement pod(s) in ${selector.namespace} (${ready.length} so far)`,
       timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+      wake: {
+        kind: 'replicas',
+        namespace: selector.namespace,
+        labels: selector.labels,
+        wanted,
+        exclude: [...bounced],
+      },
     },
   };
 }

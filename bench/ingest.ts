@@ -1,0 +1,101 @@
+// Ingest at 50 connections (autocannon): new events by reference vs a naive FlowProducer.add
+// route; duplicate and ignored events vs a bare fastify route answering 202.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { TOKEN } from './lib/stack.js';
+import { round } from './lib/stats.js';
+
+export interface Load {
+  reqPerSec: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+export interface IngestResult {
+  newEvents: Load;
+  naiveFlow: Load;
+  duplicate: Load;
+  ignored: Load;
+  bare: Load;
+}
+
+const CONNECTIONS = 50;
+
+async function load(url: string, seconds: number, body: (i: number) => unknown): Promise<Load> {
+  let counter = 0;
+  const result = await autocannon({
+    url: `${url}/v1/events`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    requests: [
+      {
+        setupRequest: (request: any) => ({ ...request, body: JSON.stringify(body(counter++)) }),
+      },
+    ],
+  });
+  return {
+    reqPerSec: round(result.requests.average, 0),
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const IGNORED = {
+  kind: 'Event',
+  apiVersion: 'v1',
+  metadata: { name: 'x.1', namespace: 'in' },
+  involvedObject: { kind: 'Pod', name: 'some-pod', namespace: 'in' },
+  reason: 'Pulled',
+  message: 'not about a directive',
+};
+
+/** Starts a bench script as a child and reads the JSON line it prints when ready. */
+export async function child<T>(
+  script: string,
+  args: string[],
+): Promise<{ info: T; stop: () => Promise<void> }> {
+  const process = spawn('node_modules/.bin/tsx', [script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const info = await new Promise<T>((resolve, reject) => {
+    process.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    createInterface(process.stdout).once('line', (line) => resolve(JSON.parse(line)));
+  });
+  return {
+    info,
+    stop: async () => {
+      process.kill('SIGTERM');
+      await new Promise((resolve) => process.once('exit', resolve));
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
+
+export async function ingestThroughput(seconds: number, directives: number): Promise<IngestResult> {
+  const sim = await child<{ kubeconfig: string }>('bench/sim-server.ts', [String(directives)]);
+  try {
+    const servers = await child<{ api: string; naive: string; bare: string }>(
+      'bench/ingest-server.ts',
+      [sim.info.kubeconfig],
+    );
+    try {
+      const urls = servers.info;
+      const ref = (name: string) => ({ directive: { namespace: 'in', name } });
+      const newEvents = await load(urls.api, seconds, (i) => ref(`n-${i}`));
+      await settle(); // the PENDING writes that follow the answers
+      const naiveFlow = await load(urls.naive, seconds, (i) => ref(`n-${i}`));
+      const duplicate = await load(urls.api, seconds, () => ref('dup'));
+      const ignored = await load(urls.api, seconds, () => IGNORED);
+      const bare = await load(urls.bare, seconds, () => ref('dup'));
+      return { newEvents, naiveFlow, duplicate, ignored, bare };
+    } finally {
+      await servers.stop();
+    }
+  } finally {
+    await sim.stop();
+  }
+}

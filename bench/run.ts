@@ -1,0 +1,206 @@
+// `npm run bench [-- --quick]`: every benchmark against the simulator and the real Redis, each
+// printing its figures and its ratio to a baseline measured in the same run; the figures go to
+// bench/results/latest.json (flat dotted keys, plus the details of every run).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { apiEconomy } from './api-economy.js';
+import { ingestThroughput } from './ingest.js';
+import { bigDirective, scaleMany } from './scale.js';
+import { line, round } from './lib/stats.js';
+import { wakeupLatency } from './wakeup.js';
+
+const quick = process.argv.includes('--quick');
+const plan = quick
+  ? {
+      wakeups: 50,
+      sizes: [10, 100],
+      delays: [500, 2000],
+      ingestSeconds: 3,
+      ingestDirectives: 4000,
+      directives: 100,
+      big: [100, 1000],
+    }
+  : {
+      wakeups: 200,
+      sizes: [10, 100, 1000],
+      delays: [1000, 10_000],
+      ingestSeconds: 10,
+      ingestDirectives: 20_000,
+      directives: 1000,
+      big: [100, 1000, 10_000],
+    };
+
+const figures: Record<string, number> = {};
+const details: Record<string, unknown> = {};
+const target = (ok: boolean, text: string) => `${ok ? 'meets' : 'MISSES'} ${text}`;
+
+function heading(text: string) {
+  console.log(`\n${text}`);
+}
+
+async function main() {
+  const started = Date.now();
+  console.log(`pod-bouncer benchmarks${quick ? ' (--quick)' : ''}: building dist/ for the worker`);
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+
+  heading(
+    `1. Wake-up latency (${plan.wakeups} selectors, Ready mark -> next step's first request)`,
+  );
+  const watch = await wakeupLatency('watch', plan.wakeups);
+  const polling = await wakeupLatency('polling', plan.wakeups);
+  Object.assign(figures, {
+    'wakeup.watch.medianMs': watch.medianMs,
+    'wakeup.watch.p99Ms': watch.p99Ms,
+    'wakeup.polling.medianMs': polling.medianMs,
+    'wakeup.polling.p99Ms': polling.p99Ms,
+  });
+  console.log(line('watch median', watch.medianMs, 'ms', target(watch.medianMs <= 50, '<= 50')));
+  console.log(line('watch p99', watch.p99Ms, 'ms', target(watch.p99Ms <= 200, '<= 200')));
+  console.log(line('polling median (POLL_INTERVAL_MS=1000)', polling.medianMs, 'ms', 'baseline'));
+  console.log(line('watch / polling (median)', watch.medianMs / polling.medianMs, 'x'));
+
+  heading('2. API economy (requests pod-bouncer sends; watches counted apart)');
+  const economy = await apiEconomy(plan.sizes, plan.delays);
+  details.apiEconomy = economy;
+  Object.assign(figures, {
+    'api.perPod': economy.perPod,
+    'api.perSelector': economy.perSelector,
+    'api.perDirective': economy.perDirective,
+    'api.perSelectorAllIn': economy.perSelectorAllIn,
+    'api.polling.perPod': economy.baseline.perPod,
+  });
+  for (const run of economy.runs) {
+    console.log(
+      `  ${String(run.pods).padStart(5)} pods ${run.selectors} sel delay ${String(run.readinessDelayMs).padStart(5)} ms: ${run.requests} requests (${run.deletes} DELETE), ${run.perPod}/pod; watch+informer LIST ${run.informer}`,
+    );
+  }
+  for (const run of economy.baseline.runs) {
+    console.log(
+      `  baseline (no watches) ${run.pods} pods delay ${run.readinessDelayMs} ms: ${run.requests} requests, ${run.perPod}/pod`,
+    );
+  }
+  console.log(
+    line('per pod (marginal)', economy.perPod, 'req', target(economy.perPod <= 1.05, '<= 1.05')),
+  );
+  console.log(
+    line(
+      'per selector (marginal)',
+      economy.perSelector,
+      'req',
+      target(economy.perSelector <= 4, '<= 4'),
+    ),
+  );
+  console.log(line('per directive (fixed)', economy.perDirective, 'req', 'PENDING + FINISHED'));
+  console.log(
+    line(
+      'per selector, all in (2 selectors)',
+      economy.perSelectorAllIn,
+      'req',
+      target(economy.perSelectorAllIn <= 4, '<= 4'),
+    ),
+  );
+  console.log(line('per pod vs baseline', economy.perPod / economy.baseline.perPod, 'x'));
+
+  heading('3. Ingest at 50 connections (autocannon)');
+  const ingest = await ingestThroughput(plan.ingestSeconds, plan.ingestDirectives);
+  details.ingest = ingest;
+  const newVsNaive = ingest.newEvents.reqPerSec / ingest.naiveFlow.reqPerSec;
+  const duplicateVsBare = ingest.duplicate.reqPerSec / ingest.bare.reqPerSec;
+  const ignoredVsBare = ingest.ignored.reqPerSec / ingest.bare.reqPerSec;
+  Object.assign(figures, {
+    'ingest.newReqPerSec': ingest.newEvents.reqPerSec,
+    'ingest.newP99Ms': ingest.newEvents.p99Ms,
+    'ingest.naiveFlowReqPerSec': ingest.naiveFlow.reqPerSec,
+    'ingest.naiveFlowP99Ms': ingest.naiveFlow.p99Ms,
+    'ingest.duplicateReqPerSec': ingest.duplicate.reqPerSec,
+    'ingest.ignoredReqPerSec': ingest.ignored.reqPerSec,
+    'ingest.bareReqPerSec': ingest.bare.reqPerSec,
+    'ingest.newVsNaive': round(newVsNaive, 2),
+    'ingest.duplicateVsBare': round(duplicateVsBare, 2),
+    'ingest.ignoredVsBare': round(ignoredVsBare, 2),
+  });
+  for (const [name, load] of Object.entries(ingest)) {
+    console.log(
+      line(`${name} req/s (p99 ${load.p99Ms} ms, non-2xx ${load.non2xx})`, load.reqPerSec, 'req/s'),
+    );
+  }
+  console.log(
+    line('new / naive FlowProducer.add', newVsNaive, 'x', target(newVsNaive >= 1, '>= 1.0')),
+  );
+  console.log(
+    line('duplicate / bare 202', duplicateVsBare, 'x', target(duplicateVsBare >= 0.6, '>= 0.6')),
+  );
+  console.log(
+    line('ignored / bare 202', ignoredVsBare, 'x', target(ignoredVsBare >= 0.6, '>= 0.6')),
+  );
+
+  heading(
+    `4. Scale (${plan.directives} directives x 3 selectors x 10 pods, readiness 500 ms, one worker process)`,
+  );
+  const scale = await scaleMany(plan.directives);
+  details.scale = scale;
+  Object.assign(figures, {
+    'scale.wallMs': scale.wallMs,
+    'scale.idealMs': scale.idealMs,
+    'scale.ingestMs': scale.ingestMs,
+    'scale.ratioToIdeal': scale.ratioToIdeal,
+    'scale.peakRssMb': scale.peakRssMb,
+    'scale.workerCpuMs': scale.workerCpuMs,
+    'scale.simAndApiCpuMs': scale.simAndApiCpuMs,
+  });
+  console.log(
+    line(
+      'wall-clock',
+      scale.wallMs,
+      'ms',
+      `ideal ${scale.idealMs} ms (3 x 500 + ingest ${scale.ingestMs})`,
+    ),
+  );
+  console.log(
+    line('ratio to ideal', scale.ratioToIdeal, 'x', target(scale.ratioToIdeal <= 1.2, '<= 1.2')),
+  );
+  console.log(
+    line('worker peak RSS', scale.peakRssMb, 'MB', target(scale.peakRssMb <= 250, '<= 250')),
+  );
+  const busy = (ms: number) => `busy ${round((100 * ms) / scale.wallMs, 0)} % of the wall-clock`;
+  console.log(line('worker CPU', scale.workerCpuMs, 'ms', busy(scale.workerCpuMs)));
+  console.log(line('simulator + api CPU', scale.simAndApiCpuMs, 'ms', busy(scale.simAndApiCpuMs)));
+  const bigs = [];
+  for (const pods of plan.big) {
+    const big = await bigDirective(pods);
+    bigs.push(big);
+    figures[`scale.big${pods}.wallMs`] = big.wallMs;
+    figures[`scale.big${pods}.peakRssMb`] = big.peakRssMb;
+    figures[`scale.big${pods}.statusBytes`] = big.statusBytes;
+    console.log(
+      `  one directive of ${String(pods).padStart(5)} pods: ${big.wallMs} ms, worker peak RSS ${big.peakRssMb} MB, directive object ${big.statusBytes} bytes (cap ~1.5 MB)`,
+    );
+  }
+  details.big = bigs;
+
+  const machine = {
+    cores: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGb: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+  const result = {
+    ...figures,
+    machine,
+    at: new Date().toISOString(),
+    quick,
+    durationS: round((Date.now() - started) / 1000, 0),
+    details,
+  };
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
+  console.log(
+    `\nmachine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; took ${result.durationS} s`,
+  );
+  console.log('written: bench/results/latest.json');
+}
+
+await main();
+process.exit(0);

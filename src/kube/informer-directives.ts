@@ -1,0 +1,96 @@
+import { NotFoundError } from '../errors.js';
+import type { Directive, ObjectRef } from '../directive/types.js';
+import type { KubeGateway } from './gateway.js';
+import type { KubeWatches } from './watches.js';
+
+/** How long an object we wrote stands in for one the watch has not delivered yet. */
+const TRUST_UNWATCHED_MS = 5000;
+
+/**
+ * Directives as this process last saw them: a watch cache per namespace (shared by every request
+ * and job of the process), plus the objects this process wrote itself, which the watch reports a
+ * moment later. Reading costs no API round trip when warm; a miss or a cache that is not synced
+ * falls back to a GET.
+ *
+ * A cache answers "as of the last watch event", which may be milliseconds behind the API server.
+ * That is safe where it is used: every status write carries the cached resourceVersion, so a
+ * stale read ends in a 409 and a fresh GET (StatusWriter), never in a silent overwrite.
+ */
+export class DirectiveCache {
+  /** Objects returned by our own writes, kept until the watch delivers something as new. */
+  private readonly written = new Map<string, { directive: Directive; at: number }>();
+
+  private readonly stopObserving: () => void;
+
+  constructor(
+    private readonly kube: KubeGateway,
+    private readonly watches: KubeWatches,
+  ) {
+    this.stopObserving = kube.observeDirectiveWrites((directive) => this.offer(directive));
+  }
+
+  close(): void {
+    this.stopObserving();
+    this.written.clear();
+  }
+
+  /** The directive, from the cache when it holds it, else from the API (NotFoundError when gone). */
+  async getDirective(ref: ObjectRef): Promise<Directive> {
+    const cached = this.peek(ref);
+    if (cached !== undefined) return cached;
+    const directive = await this.kube.getDirective(ref);
+    this.offer(directive);
+    return directive;
+  }
+
+  /** The directive as cached, or undefined on a miss or while the watch is not synced. */
+  peek(ref: ObjectRef): Directive | undefined {
+    const informer = this.watches.synced('directives', ref.namespace);
+    if (informer === undefined) return undefined;
+    const watched = informer.get(ref.namespace, ref.name);
+    const key = `${ref.namespace}/${ref.name}`;
+    const written = this.written.get(key);
+    if (written === undefined) return watched;
+    if (
+      watched === undefined
+        ? Date.now() - written.at < TRUST_UNWATCHED_MS
+        : isNewer(written.directive, watched)
+    ) {
+      return written.directive;
+    }
+    // The watch caught up (or never showed the object: deleted since, or not ours to trust).
+    this.written.delete(key);
+    return watched;
+  }
+
+  /** Records an object just returned by the API server (our own write or read). */
+  offer(directive: Directive): void {
+    const { namespace, name } = directive.metadata;
+    const key = `${namespace}/${name}`;
+    const known = this.written.get(key);
+    if (known === undefined || isNewer(directive, known.directive)) {
+      this.written.set(key, { directive, at: Date.now() });
+    }
+  }
+
+  /** The directive from the cache when fresh, else the API; undefined when it does not exist. */
+  async find(ref: ObjectRef): Promise<Directive | undefined> {
+    try {
+      return await this.getDirective(ref);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+}
+
+/**
+ * resourceVersions are opaque by contract; etcd's are increasing integers, which is all this
+ * relies on, and only to pick the fresher of two copies. A wrong pick costs a 409 and a re-read.
+ */
+function isNewer(a: Directive, b: Directive): boolean {
+  if (a.metadata.uid !== b.metadata.uid) return false;
+  const left = Number(a.metadata.resourceVersion);
+  const right = Number(b.metadata.resourceVersion);
+  return Number.isFinite(left) && Number.isFinite(right) && left > right;
+}

@@ -1,0 +1,60 @@
+import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import { matchesLabels } from '../directive/syntax.js';
+import type { ObjectRef } from '../directive/types.js';
+import type { ChangeKind } from './informer.js';
+import { toPodInfo, type PodInfo } from './pods.js';
+import type { KubeWatches } from './watches.js';
+
+/** A pod as a watch reports it: what the workflow knows of pods, plus its labels. */
+export interface WatchedPod extends PodInfo {
+  labels: Record<string, string>;
+}
+
+export type PodListener = (change: ChangeKind, pod: WatchedPod) => void;
+export type ConfigMapListener = (change: ChangeKind, name: string, data: ConfigMapData) => void;
+export type ConfigMapData = Readonly<Record<string, string>>;
+
+/**
+ * The cluster as the process's shared watches see it, in the workflow's terms (PodInfo, ConfigMap
+ * keys). Every read answers `undefined` when the watch is not synced: the caller then asks the
+ * API, so a cache is used only while it is being kept up to date.
+ */
+export class ClusterView {
+  constructor(private readonly watches: KubeWatches) {}
+
+  /** Pods of a namespace matching the labels, or undefined when the pod watch is not synced. */
+  pods(namespace: string, labels: Record<string, string>): PodInfo[] | undefined {
+    const informer = this.watches.synced('pods', namespace);
+    if (informer === undefined) return undefined;
+    return informer
+      .list(namespace)
+      .filter((pod) => matchesLabels(pod.metadata?.labels, labels))
+      .map(toPodInfo);
+  }
+
+  /** `{ value }` of a ConfigMap key (value undefined when absent), or undefined when not synced. */
+  configMapKey(ref: ObjectRef, key: string): { value: string | undefined } | undefined {
+    const informer = this.watches.synced('configmaps', ref.namespace);
+    if (informer === undefined) return undefined;
+    return { value: informer.get(ref.namespace, ref.name)?.data?.[key] };
+  }
+
+  /** Every change of a pod of the namespace, starting the namespace's pod watch if needed. */
+  onPods(namespace: string, listener: PodListener): () => void {
+    return this.watches
+      .informer('pods', namespace)
+      .subscribe((change, pod: V1Pod) => listener(change, watchedPod(pod)));
+  }
+
+  onConfigMaps(namespace: string, listener: ConfigMapListener): () => void {
+    return this.watches
+      .informer('configmaps', namespace)
+      .subscribe((change, configMap: V1ConfigMap) =>
+        listener(change, configMap.metadata?.name ?? '', configMap.data ?? {}),
+      );
+  }
+}
+
+function watchedPod(pod: V1Pod): WatchedPod {
+  return { ...toPodInfo(pod), labels: pod.metadata?.labels ?? {} };
+}

@@ -1,0 +1,141 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1ConfigMap,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import {
+  DIRECTIVE_GROUP,
+  DIRECTIVE_PLURAL,
+  DIRECTIVE_VERSION,
+  type Directive,
+} from '../directive/types.js';
+import type { Logger } from '../logger.js';
+import { Informer } from './informer.js';
+
+export type WatchedKind = 'pods' | 'configmaps' | 'directives';
+
+interface KindObjects {
+  pods: V1Pod;
+  configmaps: V1ConfigMap;
+  directives: Directive;
+}
+
+/**
+ * The process's shared watches: at most one list+watch per (kind, namespace), started on first
+ * use and kept until `close()`. Every job of a worker (and every request of the api) reads the
+ * same caches, so the API server sees a handful of watches per process, not one per job.
+ *
+ * Needs `list` and `watch` on pods, configmaps and podbouncedirectives in the namespaces it is
+ * asked about (the chart's ClusterRole grants them).
+ */
+export class KubeWatches {
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+  private readonly informers = new Map<string, Informer<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly log: Logger,
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  /** The shared informer of a kind in a namespace, started (not necessarily synced yet). */
+  informer<K extends WatchedKind>(kind: K, namespace: string): Informer<KindObjects[K]> {
+    const key = `${kind}/${namespace}`;
+    let informer = this.informers.get(key) as Informer<KindObjects[K]> | undefined;
+    if (informer === undefined) {
+      informer = this.create(kind, namespace);
+      this.informers.set(key, informer as Informer<unknown>);
+      if (!this.closed) void informer.start();
+    }
+    return informer;
+  }
+
+  /** The informer only if it exists and is synced: a cache that may answer for the API. */
+  synced<K extends WatchedKind>(kind: K, namespace: string): Informer<KindObjects[K]> | undefined {
+    const informer = this.informer(kind, namespace);
+    return informer.isSynced() ? informer : undefined;
+  }
+
+  /** Resolves once the informer has listed (or failed to). */
+  async ready(kind: WatchedKind, namespace: string): Promise<boolean> {
+    const informer = this.informer(kind, namespace);
+    await informer.start();
+    return informer.isSynced();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.informers.values()].map((informer) => informer.stop()));
+    this.informers.clear();
+  }
+
+  private create<K extends WatchedKind>(kind: K, namespace: string): Informer<KindObjects[K]> {
+    const log = this.log.child({ watch: kind, namespace });
+    if (kind === 'pods') {
+      return new Informer<KindObjects[K]>(
+        this.kubeConfig,
+        {
+          path: `/api/v1/namespaces/${namespace}/pods`,
+          list: () => this.core.listNamespacedPod({ namespace }),
+          slim: slimPod,
+        },
+        log,
+      );
+    }
+    if (kind === 'configmaps') {
+      return new Informer<KindObjects[K]>(
+        this.kubeConfig,
+        {
+          path: `/api/v1/namespaces/${namespace}/configmaps`,
+          list: () => this.core.listNamespacedConfigMap({ namespace }),
+        },
+        log,
+      );
+    }
+    return new Informer<KindObjects[K]>(
+      this.kubeConfig,
+      {
+        path: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`,
+        list: async () => {
+          const list: unknown = await this.custom.listNamespacedCustomObject({
+            group: DIRECTIVE_GROUP,
+            version: DIRECTIVE_VERSION,
+            plural: DIRECTIVE_PLURAL,
+            namespace,
+          });
+          return list as KubernetesListObject<KubernetesObject>;
+        },
+      },
+      log,
+    );
+  }
+}
+
+/**
+ * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the Ready
+ * condition): a full pod is several KB, and a worker may watch namespaces of thousands of pods.
+ * ListWatch itself needs only name, namespace and resourceVersion.
+ */
+function slimPod(object: KubernetesObject): void {
+  const pod = object as V1Pod;
+  const { metadata, status } = pod;
+  if (metadata !== undefined) {
+    delete metadata.managedFields;
+    delete metadata.annotations;
+    delete metadata.ownerReferences;
+  }
+  delete pod.spec;
+  if (status !== undefined) {
+    pod.status = {
+      conditions: status.conditions?.filter((condition) => condition.type === 'Ready'),
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import type { Job } from 'bullmq';
+import { matchesLabels } from '../directive/syntax.js';
+import type { ObjectRef } from '../directive/types.js';
+import type { ClusterView, WatchedPod } from '../kube/watch-view.js';
+import type { Logger } from '../logger.js';
+
+/** What a parked job waits for, in terms a watch event can decide. */
+export type WakeCondition =
+  | {
+      kind: 'replicas';
+      namespace: string;
+      labels: Record<string, string>;
+      wanted: number;
+      /** Uids that do not count (the pods this selector bounced). */
+      exclude: string[];
+    }
+  /** A ConfigMap key whose sha256 must become `digest` (the Secret's value, never kept itself). */
+  | { kind: 'configMapKey'; ref: ObjectRef; key: string; digest: string }
+  /** Any pod of the namespace turning Ready (a PodDisruptionBudget may allow an eviction now). */
+  | { kind: 'podReady'; namespace: string };
+
+interface Waiter {
+  job: Job;
+  condition: WakeCondition;
+  /** replicas: the qualifying pods seen so far. */
+  ready: Set<string>;
+  /** replicas: the uids that do not count, as a set (a selector may have thousands). */
+  excluded: Set<string>;
+}
+
+/** sha256 of a root certificate, the only form in which a waiter remembers it. */
+export function digestOf(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The worker's parked jobs and what each waits for. A watch event that makes a condition true
+ * promotes the delayed job at once instead of at its next re-check (which stays as the safety
+ * net). In memory only: after a restart the delayed re-check still fires, so losing this registry
+ * costs latency, never correctness. Waiters of a namespace are bucketed by one of their labels so
+ * that a pod event looks only at the waiters it can concern.
+ */
+export class Wakeups {
+  private readonly byJob = new Map<string, { waiter: Waiter; bucket: Set<Waiter> }>();
+  private readonly buckets = new Map<string, Set<Waiter>>();
+  private readonly unsubscribers = new Map<string, () => void>();
+  /** Wake-ups sent, for tests and the benchmark. */
+  woken = 0;
+
+  constructor(
+    private readonly view: ClusterView,
+    private readonly log: Logger,
+  ) {}
+
+  /** Registers a parked (delayed) job; wakes it at once if the cache already says it may go on. */
+  park(job: Job, condition: WakeCondition): void {
+    if (job.id === undefined) return;
+    this.forget(job.id);
+    const excluded = new Set(condition.kind === 'replicas' ? condition.exclude : []);
+    const waiter: Waiter = { job, condition, ready: new Set(), excluded };
+    const bucket = this.bucketFor(condition);
+    bucket.add(waiter);
+    this.byJob.set(job.id, { waiter, bucket });
+    this.watch(condition);
+    if (this.initiallyMet(waiter)) this.wake(waiter);
+  }
+
+  /** Drops a job's registration (it runs again, or is done). */
+  forget(jobId: string | undefined): void {
+    if (jobId === undefined) return;
+    const entry = this.byJob.get(jobId);
+    if (entry === undefined) return;
+    entry.bucket.delete(entry.waiter);
+    this.byJob.delete(jobId);
+  }
+
+  get size(): number {
+    return this.byJob.size;
+  }
+
+  close(): void {
+    for (const unsubscribe of this.unsubscribers.values()) unsubscribe();
+    this.unsubscribers.clear();
+    this.byJob.clear();
+    this.buckets.clear();
+  }
+
+  private bucketFor(condition: WakeCondition): Set<Waiter> {
+    const key = bucketKey(condition);
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = new Set();
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  /** One listener per watched (kind, namespace), however many jobs wait there. */
+  private watch(condition: WakeCondition): void {
+    const isConfigMap = condition.kind === 'configMapKey';
+    const namespace = isConfigMap ? condition.ref.namespace : condition.namespace;
+    const key = `${isConfigMap ? 'configmaps' : 'pods'}/${namespace}`;
+    if (this.unsubscribers.has(key)) return;
+    const unsubscribe = isConfigMap
+      ? this.view.onConfigMaps(namespace, (change, name, data) =>
+          this.onConfigMap(namespace, change === 'delete' ? undefined : name, data),
+        )
+      : this.view.onPods(namespace, (change, pod) => this.onPod(namespace, change, pod));
+    this.unsubscribers.set(key, unsubscribe);
+  }
+
+  private onPod(namespace: string, change: string, pod: WatchedPod): void {
+    const qualifies = change !== 'delete' && pod.ready && !pod.terminating;
+    const keys = [`pods/${namespace}/`, ...labelKeys(namespace, pod.labels)];
+    for (const key of keys) {
+      for (const waiter of this.buckets.get(key) ?? []) {
+        if (this.podChanged(waiter, pod, qualifies)) this.wake(waiter);
+      }
+    }
+  }
+
+  /** Whether a waiter's condition holds after this pod change. */
+  private podChanged(waiter: Waiter, pod: WatchedPod, qualifies: boolean): boolean {
+    const { condition } = waiter;
+    if (condition.kind === 'podReady') return qualifies;
+    if (condition.kind !== 'replicas' || !matchesLabels(pod.labels, condition.labels)) return false;
+    if (qualifies && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
+    else waiter.ready.delete(pod.uid);
+    return waiter.ready.size >= condition.wanted;
+  }
+
+  private onConfigMap(
+    namespace: string,
+    name: string | undefined,
+    data: Readonly<Record<string, string>>,
+  ): void {
+    if (name === undefined) return;
+    for (const waiter of this.buckets.get(`configmaps/${namespace}/${name}`) ?? []) {
+      const { condition } = waiter;
+      if (condition.kind !== 'configMapKey') continue;
+      const value = data[condition.key];
+      if (value !== undefined && digestOf(value) === condition.digest) this.wake(waiter);
+    }
+  }
+
+  private initiallyMet(waiter: Waiter): boolean {
+    const { condition } = waiter;
+    if (condition.kind === 'configMapKey') {
+      const value = this.view.configMapKey(condition.ref, condition.key)?.value;
+      return value !== undefined && digestOf(value) === condition.digest;
+    }
+    if (condition.kind === 'podReady') return false;
+    for (const pod of this.view.pods(condition.namespace, condition.labels) ?? []) {
+      if (pod.ready && !pod.terminating && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
+    }
+    return waiter.ready.size >= condition.wanted;
+  }
+
+  private wake(waiter: Waiter): void {
+    const { job } = waiter;
+    this.forget(job.id);
+    this.woken += 1;
+    // Only a job still delayed can be promoted; one already running or done needs no wake-up.
+    job.promote().catch((error: unknown) => {
+      this.log.debug({ err: error, jobId: job.id }, 'wake-up found the job no longer delayed');
+    });
+  }
+}
+
+function bucketKey(condition: WakeCondition): string {
+  if (condition.kind === 'configMapKey') {
+    return `configmaps/${condition.ref.namespace}/${condition.ref.name}`;
+  }
+  if (condition.kind === 'podReady') return `pods/${condition.namespace}/`;
+  const [first] = Object.entries(condition.labels).sort(([a], [b]) => (a < b ? -1 : 1));
+  return first === undefined
+    ? `pods/${condition.namespace}/`
+    : `pods/${condition.namespace}/${first[0]}=${first[1]}`;
+}
+
+function labelKeys(namespace: string, labels: Record<string, string>): string[] {
+  return Object.entries(labels).map(([key, value]) => `pods/${namespace}/${key}=${value}`);
+}

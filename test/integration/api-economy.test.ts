@@ -1,0 +1,84 @@
+// Requests pod-bouncer sends per bounced pod and per selector, from the simulator's request log,
+// with warm watch caches. Watch streams and the informers' namespace-wide LISTs are counted
+// apart: they are per process and namespace, not per directive.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../src/sim/index.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+
+const PODS = 10;
+const APPS = ['alpha', 'beta'];
+
+function isInformer(r: RequestLogEntry): boolean {
+  return (
+    r.watch || (r.method === 'GET' && r.name === undefined && !r.query.includes('labelSelector'))
+  );
+}
+
+describe('API economy', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('apieco');
+    for (const app of APPS) {
+      h.sim.addWorkload({
+        namespace: `ns-${app}`,
+        name: app,
+        kind: 'ReplicaSet',
+        labels: { app },
+        replicas: PODS,
+      });
+    }
+  });
+  afterAll(async () => h.close());
+
+  function create(name: string): void {
+    h.sim.applyDirective(
+      directive('ns-alpha', name, [
+        { namespace: 'ns-alpha', labels: { app: 'alpha' }, waitForReplicas: PODS },
+        { namespace: 'ns-beta', labels: { app: 'beta' }, waitForReplicas: PODS },
+      ]),
+    );
+  }
+
+  async function run(name: string, readinessDelayMs: number): Promise<RequestLogEntry[]> {
+    for (const app of APPS) h.sim.setReadinessDelay(`ns-${app}`, app, readinessDelayMs);
+    h.sim.resetRequests();
+    expect((await h.post({ directive: { namespace: 'ns-alpha', name } })).status).toBe(202);
+    await waitForState(h, 'ns-alpha', name, 'FINISHED');
+    // The Event of the last transition follows its status write.
+    await eventually(`${name}'s Finished Event`, () =>
+      h.sim.events().some((e: any) => e.reason === 'Finished' && e.involvedObject?.name === name)
+        ? true
+        : undefined,
+    );
+    return h.sim.requests().filter((r) => !isInformer(r));
+  }
+
+  it('spends one request per pod and a constant per selector, whatever the readiness delay', async () => {
+    // Created before the warm-up run, whose first reads start the api's and worker's watches.
+    for (const name of ['warm-up', 'quick', 'slow']) create(name);
+    await run('warm-up', 0);
+    const quick = await run('quick', 100);
+    const slow = await run('slow', 1500);
+    const selectors = APPS.length;
+    for (const requests of [quick, slow]) {
+      const deletes = requests.filter((r) => r.method === 'DELETE');
+      expect(deletes).toHaveLength(PODS * selectors);
+      // Per selector: a LIST, a status patch and its Event (the first one also says BOUNCING_PODS);
+      // per directive: the ingest's fresh read of the directive, then PENDING and FINISHED, each a
+      // patch and an Event. The worker never GETs the directive; no LIST for a re-check.
+      const rest = requests.filter((r) => r.method !== 'DELETE');
+      expect(
+        rest.filter((r) => r.resource === 'podbouncedirectives' && r.method === 'GET'),
+      ).toHaveLength(1);
+      expect(rest.length).toBeLessThanOrEqual(3 * selectors + 5);
+    }
+    // Fourteen more delayed re-checks during the slow wait cost nothing.
+    expect(slow.length).toBe(quick.length);
+  });
+});
