@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the vitest suite and ends with the plain "N passed, N failed" line that CI reads.
+// Extra arguments go to vitest (e.g. `--config vitest.topologies.config.ts`). With TEST_TALLY=<file>,
+// counts add up across runs: the line printed is the sum of this run and the earlier ones.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,5 +39,16 @@ try {
 rmSync(dir, { recursive: true, force: true });
 
 const exitCode = result.status !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+const tally = process.env.TEST_TALLY;
+if (tally) {
+  const before =
+    existsSync(tally) && readFileSync(tally, 'utf8').trim()
+      ? JSON.parse(readFileSync(tally, 'utf8'))
+      : {};
+  passed += before.passed ?? 0;
+  failed += before.failed ?? 0;
+  skipped += before.skipped ?? 0;
+  writeFileSync(tally, JSON.stringify({ passed, failed, skipped }));
+}
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(exitCode);

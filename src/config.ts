@@ -4,12 +4,20 @@
  * sentence that names the variable.
  */
 
+import {
+  parseRedisTopology,
+  RedisSettingError,
+  type RedisTopology,
+} from './queue/redis-topology.js';
+
 export type BounceMode = 'delete' | 'evict';
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly redisUrl: string;
+  /** Where the queue lives: REDIS_URL, or REDIS_SENTINELS, or REDIS_CLUSTER_NODES (see redis-topology). */
+  readonly redis: RedisTopology;
   readonly queuePrefix: string;
   readonly kubeconfig: string | undefined;
   readonly kubeContext: string | undefined;
@@ -102,6 +110,15 @@ function queuePrefix(env: Env): string {
   return prefix;
 }
 
+/** Sentinel and Cluster settings are parsed beside the connections they shape; errors stay ConfigErrors. */
+function redisTopology(env: Env, prefix: string): RedisTopology {
+  try {
+    return parseRedisTopology(env, prefix);
+  } catch (error) {
+    throw error instanceof RedisSettingError ? new ConfigError(error.message) : error;
+  }
+}
+
 function authConfig(env: Env): AuthConfig {
   const mode = read(env, 'WEBHOOK_AUTH');
   if (mode !== undefined && mode !== 'none') {
@@ -151,11 +168,13 @@ function dashboard(env: Env): Config['dashboard'] {
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const prefix = queuePrefix(env);
   const config: Config = {
     port: integer(env, 'PORT', 8080, [0, 65535]),
     host: read(env, 'HOST') ?? '0.0.0.0',
     redisUrl: redisUrl(env),
-    queuePrefix: queuePrefix(env),
+    queuePrefix: prefix,
+    redis: redisTopology(env, prefix),
     kubeconfig: read(env, 'KUBECONFIG'),
     kubeContext: read(env, 'KUBE_CONTEXT'),
     auth: authConfig(env),

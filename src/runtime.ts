@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { buildApp } from './ingress/app.js';
 import { loadKubeConfig } from './kube/client.js';
 import { KubeGateway } from './kube/gateway.js';
+import { createWatchCaches } from './kube/watch-caches.js';
 import type { Logger } from './logger.js';
 import {
   createProducerConnection,
@@ -12,7 +13,9 @@ import {
   readyOrTimeout,
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
+import { describeTopology } from './queue/redis-topology.js';
 import { StatusWriter } from './status/writer.js';
+import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
 
 /** Something started that must be stopped in order on shutdown. */
@@ -42,10 +45,13 @@ export async function startServe(
   log: Logger,
   kube: KubeGateway,
 ): Promise<ServeRole> {
-  const redis: Redis = createProducerConnection(config.redisUrl);
+  const redis: Redis = createProducerConnection(config.redis);
   redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
   if (!(await readyOrTimeout(redis, 5000)))
-    log.warn('Redis is not reachable yet; events get 503 until it is');
+    log.warn(
+      describeTopology(config.redis),
+      'Redis is not reachable yet; events get 503 until it is',
+    );
   const connection = { connection: redis, prefix: config.queuePrefix };
   const queue = new Queue(QUEUE_NAME, connection);
   const flows = new FlowProducer(connection);
@@ -68,18 +74,25 @@ export async function startServe(
 
 export interface WorkRole extends Role {
   worker: Worker;
+  /** The worker's watch-driven wake-ups (counted, for tests and benchmarks). */
+  wakeups: Wakeups;
 }
 
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
 export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
-  const redis = createWorkerConnection(config.redisUrl);
+  const redis = createWorkerConnection(config.redis);
   redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
   const workflowLog = log.child({ component: 'workflow' });
+  const caches = createWatchCaches(config, kube, log);
+  const wakeups = new Wakeups(caches.view, workflowLog);
   const worker = startWorker(
     {
       kube,
       status: new StatusWriter(kube, workflowLog),
       log: workflowLog,
+      directives: caches.directives,
+      view: caches.view,
+      wakeups,
       settings: {
         pollIntervalMs: config.pollIntervalMs,
         readinessTimeoutSeconds: config.readinessTimeoutSeconds,
@@ -100,8 +113,11 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   );
   return {
     worker,
+    wakeups,
     async close(): Promise<void> {
       await worker.close();
+      wakeups.close();
+      await caches.close();
       redis.disconnect();
     },
   };

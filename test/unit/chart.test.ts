@@ -106,7 +106,7 @@ describe('values.schema.json', () => {
     ['a number where a boolean belongs', ['keda', 'enabled'], 1],
     ['a value outside the enum', ['config', 'bounceMode'], 'restart'],
     ['a value outside the range pod-bouncer accepts', ['config', 'pollIntervalMs'], 5],
-    ['zero KEDA replicas (delayed jobs would never resume)', ['keda', 'minReplicaCount'], 0],
+    ['a negative KEDA replica count', ['keda', 'minReplicaCount'], -1],
     ['an unknown top-level value', ['replicas'], 3],
     ['a token given as a plain value', ['auth', 'tokens'], 'secret'],
     ['a Redis URL with another scheme', ['redis', 'external', 'url'], 'http://redis:6379'],
@@ -168,7 +168,8 @@ describe('templates', () => {
     expect(queue).toBe('bounce');
     const keda = read('charts/pod-bouncer/templates/keda.yaml');
     expect(keda).toContain(`printf "%s:${queue}:%s" $prefix $list`);
-    expect(keda).toContain('list "wait" "active"');
+    expect(keda).toContain('list "wait" "delayed" "active"');
+    expect(keda).toContain('formula: waiting + delayed + active');
     expect(keda).toContain('kind: ScaledObject');
   });
 

@@ -1,0 +1,217 @@
+import type { ClusterOptions, RedisOptions } from 'ioredis';
+
+/**
+ * Where the queue lives: one Redis (`REDIS_URL`), a Sentinel-watched primary (`REDIS_SENTINELS`)
+ * or a Redis Cluster (`REDIS_CLUSTER_NODES`). Parsed once at start-up by `loadConfig`; the
+ * connection factories turn it into ioredis clients. Secrets stay in here and are never logged:
+ * `describeTopology` is what logs see.
+ */
+export type RedisTopology = StandaloneTopology | SentinelTopology | ClusterTopology;
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Credentials and TLS of the data nodes (not the sentinels). */
+export interface RedisAuth {
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly tls: boolean;
+}
+
+export interface StandaloneTopology {
+  readonly kind: 'standalone';
+  /** `redis://` or `rediss://`; credentials in the URL win over `auth`. */
+  readonly url: string;
+  readonly auth: RedisAuth;
+}
+
+export interface SentinelTopology {
+  readonly kind: 'sentinel';
+  readonly sentinels: readonly HostPort[];
+  /** The master group name the sentinels monitor (`sentinel monitor <name> …`). */
+  readonly name: string;
+  readonly sentinelPassword: string | undefined;
+  readonly auth: RedisAuth;
+}
+
+export interface ClusterTopology {
+  readonly kind: 'cluster';
+  /** Seed nodes: any reachable one tells the client the whole slot map. */
+  readonly nodes: readonly HostPort[];
+  readonly auth: RedisAuth;
+}
+
+/** A Redis setting that cannot work; the message is one sentence naming the variable. */
+export class RedisSettingError extends Error {
+  override readonly name = 'RedisSettingError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function hostPorts(env: Env, name: string): HostPort[] | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  return raw.split(',').map((entry) => {
+    const match = /^\[?([^\s\]]+?)\]?:(\d{1,5})$/.exec(entry.trim());
+    const port = Number(match?.[2]);
+    if (match?.[1] === undefined || port < 1 || port > 65535) {
+      throw new RedisSettingError(
+        `${name} must be a comma-separated list of host:port entries, not "${entry.trim()}".`,
+      );
+    }
+    return { host: match[1], port };
+  });
+}
+
+function auth(env: Env): RedisAuth {
+  const tls = read(env, 'REDIS_TLS') ?? 'false';
+  if (tls !== 'true' && tls !== 'false') {
+    throw new RedisSettingError(`REDIS_TLS must be true or false, not "${tls}".`);
+  }
+  return {
+    username: read(env, 'REDIS_USERNAME'),
+    password: read(env, 'REDIS_PASSWORD'),
+    tls: tls === 'true',
+  };
+}
+
+function standalone(env: Env): StandaloneTopology {
+  const url = read(env, 'REDIS_URL') ?? 'redis://127.0.0.1:6379';
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new RedisSettingError('REDIS_URL must be a redis:// or rediss:// URL.');
+  }
+  const base = auth(env);
+  return { kind: 'standalone', url, auth: { ...base, tls: base.tls || protocol === 'rediss:' } };
+}
+
+/**
+ * Redis Cluster hashes only the part of a key between the first `{` and the next `}` (when it is
+ * not empty). BullMQ runs multi-key Lua scripts over a job, its queue lists and its parent, so all
+ * of them must hash alike: the prefix every key starts with must carry such a tag.
+ */
+export function hashTagOf(prefix: string): string | undefined {
+  const open = prefix.indexOf('{');
+  if (open < 0) return undefined;
+  const close = prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix.slice(open + 1, close) : undefined;
+}
+
+/**
+ * Reads the Redis topology from the environment. Exactly one of REDIS_URL, REDIS_SENTINELS and
+ * REDIS_CLUSTER_NODES may be set (none: the local default URL). In Cluster mode the queue prefix
+ * must carry a hash tag, or BullMQ's scripts would fail with CROSSSLOT at the first flow.
+ */
+export function parseRedisTopology(env: Env, queuePrefix: string): RedisTopology {
+  const sentinels = hostPorts(env, 'REDIS_SENTINELS');
+  const nodes = hostPorts(env, 'REDIS_CLUSTER_NODES');
+  if (sentinels && nodes) {
+    throw new RedisSettingError('REDIS_SENTINELS and REDIS_CLUSTER_NODES cannot both be set.');
+  }
+  const chosen = sentinels ? 'REDIS_SENTINELS' : nodes ? 'REDIS_CLUSTER_NODES' : undefined;
+  if (chosen !== undefined && read(env, 'REDIS_URL') !== undefined) {
+    throw new RedisSettingError(`REDIS_URL cannot be combined with ${chosen}; set only one.`);
+  }
+  if (sentinels) {
+    const name = read(env, 'REDIS_SENTINEL_NAME');
+    if (name === undefined) {
+      throw new RedisSettingError(
+        'REDIS_SENTINEL_NAME must name the monitored master when REDIS_SENTINELS is set.',
+      );
+    }
+    const sentinelPassword = read(env, 'REDIS_SENTINEL_PASSWORD');
+    return { kind: 'sentinel', sentinels, name, sentinelPassword, auth: auth(env) };
+  }
+  if (nodes) {
+    if (hashTagOf(queuePrefix) === undefined) {
+      throw new RedisSettingError(
+        `QUEUE_PREFIX must carry a Redis Cluster hash tag such as "{pod-bouncer}" when REDIS_CLUSTER_NODES is set, not "${queuePrefix}".`,
+      );
+    }
+    return { kind: 'cluster', nodes, auth: auth(env) };
+  }
+  return standalone(env);
+}
+
+/** What logs may say about the topology: addresses, never credentials. */
+export function describeTopology(topology: RedisTopology): Record<string, unknown> {
+  const list = (entries: readonly HostPort[]): string =>
+    entries.map(({ host, port }) => `${host}:${port}`).join(',');
+  switch (topology.kind) {
+    case 'standalone': {
+      const url = new URL(topology.url);
+      return { redis: 'standalone', host: url.host, tls: topology.auth.tls };
+    }
+    case 'sentinel':
+      return { redis: 'sentinel', sentinels: list(topology.sentinels), name: topology.name };
+    case 'cluster':
+      return { redis: 'cluster', nodes: list(topology.nodes), tls: topology.auth.tls };
+  }
+}
+
+function nodeOptions(auth: RedisAuth): RedisOptions {
+  return {
+    ...(auth.username !== undefined ? { username: auth.username } : {}),
+    ...(auth.password !== undefined ? { password: auth.password } : {}),
+    ...(auth.tls ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * A primary demoted by a failover answers writes with READONLY until the client reconnects and
+ * asks the sentinels again; reconnecting and resending (2) makes the switch invisible to BullMQ.
+ */
+function reconnectOnReadonly(error: Error): 2 | false {
+  return error.message.startsWith('READONLY') ? 2 : false;
+}
+
+/**
+ * ioredis options for one client of a standalone or Sentinel topology, on top of the role's own
+ * (`extra`: fail-fast producer or blocking worker). Cluster mode uses `clusterOptions`.
+ */
+export function redisOptions(
+  topology: StandaloneTopology | SentinelTopology,
+  extra: RedisOptions,
+): RedisOptions {
+  const base = { ...nodeOptions(topology.auth), reconnectOnError: reconnectOnReadonly, ...extra };
+  if (topology.kind === 'standalone') return base;
+  return {
+    ...base,
+    sentinels: topology.sentinels.map(({ host, port }) => ({ host, port })),
+    name: topology.name,
+    ...(topology.sentinelPassword !== undefined
+      ? { sentinelPassword: topology.sentinelPassword }
+      : {}),
+    ...(topology.auth.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+    // Subscribe to the sentinels' +switch-master so a failover is followed at once, not only
+    // when the old primary's connection breaks.
+    failoverDetector: true,
+  };
+}
+
+/** ioredis Cluster options: the role's own options apply to each node's connection. */
+export function clusterOptions(topology: ClusterTopology, extra: RedisOptions): ClusterOptions {
+  const { enableOfflineQueue, maxRetriesPerRequest, ...perNode } = extra;
+  return {
+    redisOptions: {
+      ...nodeOptions(topology.auth),
+      ...perNode,
+      ...(maxRetriesPerRequest !== undefined ? { maxRetriesPerRequest } : {}),
+    },
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+    // MOVED/ASK after a resharding or a failover: follow the new slot map.
+    slotsRefreshTimeout: 2000,
+  };
+}
