@@ -7,9 +7,11 @@ import { registry } from '../metrics/registry.js';
  * only exist in the process that did the work.
  */
 export async function buildOpsApp(log: FastifyBaseLogger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: log, disableRequestLogging: true });
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) =>
+  const app = Fastify({ loggerInstance: log });
+  // Probes and scrapes every few seconds: not worth a log line each.
+  const quiet = { logLevel: 'warn' as const };
+  app.get('/healthz', quiet, async () => ({ status: 'ok' }));
+  app.get('/metrics', quiet, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
   return app;
