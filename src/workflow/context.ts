@@ -47,3 +47,7 @@ export interface PendingWait {
 }
 
 export type StepOutcome = { next: SelectorStep } | { wait: PendingWait };
+
+/** How a selector job ended when it did not fail. */
+export type SelectorResult =
+  { outcome: 'bounced'; pods: string[] } | { outcome: 'superseded' | 'directive-deleted' };

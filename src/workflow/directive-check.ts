@@ -1,0 +1,57 @@
+import type { Job } from 'bullmq';
+import { NotFoundError } from '../errors.js';
+import type { Directive } from '../directive/types.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
+import type { SelectorResult, WorkflowDeps } from './context.js';
+
+/** The directive this job works for, or why it no longer exists for this job. */
+async function readDirective(
+  source: Pick<WorkflowDeps['kube'], 'getDirective'>,
+  data: SelectorJobData,
+): Promise<Directive | 'superseded' | 'directive-deleted'> {
+  try {
+    const directive = await source.getDirective(data.directive);
+    const { uid, generation } = directive.metadata;
+    if (uid !== data.directive.uid || generation !== data.generation) return 'superseded';
+    return directive;
+  } catch (error) {
+    if (error instanceof NotFoundError) return 'directive-deleted';
+    throw error;
+  }
+}
+
+/**
+ * The directive this job works for, or why it no longer exists for this job. The watch cache
+ * answers the common case; a cache that says "superseded" or "deleted" may just be behind (a
+ * generation accepted a moment ago), so that answer is confirmed with the API server before the
+ * job gives up.
+ */
+export async function currentDirective(
+  deps: WorkflowDeps,
+  data: SelectorJobData,
+): Promise<Directive | 'superseded' | 'directive-deleted'> {
+  if (deps.directives === undefined) return readDirective(deps.kube, data);
+  const cached = await readDirective(deps.directives, data);
+  return typeof cached === 'string' ? readDirective(deps.kube, data) : cached;
+}
+
+/**
+ * A NotFound in mid-run (typically the status write) may mean the directive was deleted or
+ * replaced after a cache answered for it: ask the API server itself, and end quietly if so
+ * instead of failing a chain nobody wants any more.
+ */
+export async function endedMidRun(
+  deps: WorkflowDeps,
+  job: Job<SelectorJobData>,
+  error: unknown,
+  log: WorkflowDeps['log'],
+): Promise<SelectorResult | undefined> {
+  if (!(error instanceof NotFoundError)) return undefined;
+  const result = await currentDirective({ ...deps, directives: undefined }, job.data).catch(
+    () => undefined,
+  );
+  if (typeof result !== 'string') return undefined;
+  log.info({ reason: result }, 'selector job ends: the directive changed mid-run');
+  await job.log(`ended mid-run: ${result}`);
+  return { outcome: result };
+}
