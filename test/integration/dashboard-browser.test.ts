@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { startHarness, stuckMesh, waitForState, type Harness } from '../support/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const USER = 'ops';
@@ -48,27 +48,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in a real browser', () => 
   });
 
   it('an operator logs in, finds the failed selector job and retries it; the directive finishes', async () => {
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 2,
-      readinessDelayMs: null,
-    });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'gateway',
-      kind: 'ReplicaSet',
-      labels: { app: 'gateway' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('istio-system', 'stuck', [
-        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 2 },
-        { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: 1 },
-      ]),
-    );
+    stuckMesh(h, 'stuck');
     const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'stuck' } });
     expect(accepted.status).toBe(202);
     await waitForState(h, 'istio-system', 'stuck', 'FAILED');

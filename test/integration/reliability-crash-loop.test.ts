@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  directive,
   eventually,
   startHarness,
+  stuckMesh,
   waitForState,
   type Harness,
 } from '../support/harness.js';
@@ -17,28 +17,8 @@ describe('replacements that crash-loop forever', () => {
   afterAll(async () => h.close());
 
   it('end FAILED at the timeout with an actionable cause, having bounced the control plane once', async () => {
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 2,
-      readinessDelayMs: null,
-    });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'gateway',
-      kind: 'ReplicaSet',
-      labels: { app: 'gateway' },
-      replicas: 2,
-    });
+    stuckMesh(h, 'loop', 2);
     const originals = h.sim.listPods('istio-system', { app: 'istiod' }).map((p) => p.metadata.uid);
-    h.sim.applyDirective(
-      directive('istio-system', 'loop', [
-        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 2 },
-        { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: 2 },
-      ]),
-    );
     expect((await h.post({ directive: { namespace: 'istio-system', name: 'loop' } })).status).toBe(
       202,
     );

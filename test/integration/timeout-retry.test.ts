@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, waitForState, type Harness, TOKEN } from '../support/harness.js';
+import { startHarness, stuckMesh, waitForState, type Harness, TOKEN } from '../support/harness.js';
 
 describe('replacements that never become Ready', () => {
   let h: Harness;
@@ -9,27 +9,7 @@ describe('replacements that never become Ready', () => {
   afterAll(async () => h.close());
 
   it('fail the directive at the timeout, and an admin retry after they recover finishes it', async () => {
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 2,
-      readinessDelayMs: null,
-    });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'gateway',
-      kind: 'ReplicaSet',
-      labels: { app: 'gateway' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('istio-system', 'stuck', [
-        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 2 },
-        { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: 1 },
-      ]),
-    );
+    stuckMesh(h, 'stuck');
     expect((await h.post({ directive: { namespace: 'istio-system', name: 'stuck' } })).status).toBe(
       202,
     );

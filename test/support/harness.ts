@@ -173,3 +173,31 @@ export function directive(namespace: string, name: string, podsToBounce: object[
     spec: { podsToBounce },
   };
 }
+
+/**
+ * istiod (2 replicas) whose replacements never become Ready, then a gateway: a directive in
+ * istio-system that bounces istiod and then waits until READINESS_TIMEOUT_SECONDS fails it.
+ */
+export function stuckMesh(h: Harness, name: string, gatewayReplicas = 1): void {
+  h.sim.addWorkload({
+    namespace: 'istio-system',
+    name: 'istiod',
+    kind: 'ReplicaSet',
+    labels: { app: 'istiod' },
+    replicas: 2,
+    readinessDelayMs: null,
+  });
+  h.sim.addWorkload({
+    namespace: 'istio-system',
+    name: 'gateway',
+    kind: 'ReplicaSet',
+    labels: { app: 'gateway' },
+    replicas: gatewayReplicas,
+  });
+  h.sim.applyDirective(
+    directive('istio-system', name, [
+      { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 2 },
+      { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: gatewayReplicas },
+    ]),
+  );
+}
