@@ -36,10 +36,18 @@ class SimulatedCluster implements Simulator {
   private readonly cluster: Cluster;
   private readonly server: Server;
   private closing?: Promise<void>;
+  private accepted = 0;
 
   constructor(crd: CrdDefinition, options: SimulatorOptions) {
     this.cluster = new Cluster(crd, options, () => this.url.replace(/^https?:\/\//, ''));
     this.server = createApiServer(this.cluster);
+    this.server.on('connection', () => {
+      this.accepted += 1;
+    });
+  }
+
+  connectionsAccepted(): number {
+    return this.accepted;
   }
 
   get url(): string {
@@ -163,6 +171,10 @@ class SimulatedCluster implements Simulator {
 
   dropWatches(): void {
     this.cluster.watches.dropAll();
+  }
+
+  holdWatchEvents(): () => void {
+    return this.cluster.watches.hold();
   }
 
   schedule(delayMs: number, action: () => void): void {

@@ -124,10 +124,14 @@ export interface Simulator {
   registerToken(token: string, user: TokenUser): void;
 
   requests(): RequestLogEntry[];
+  /** TCP connections accepted since the start (clients that keep connections alive open few). */
+  connectionsAccepted(): number;
   resetRequests(): void;
   events(): object[];
   setFaults(f: FaultSpec | null): void;
   dropWatches(): void;
+  /** Holds back every watch event until the returned function is called (watch lag). */
+  holdWatchEvents(): () => void;
   /** Runs action after delayMs unless the simulator closes first (for fixtures such as demoMesh). */
   schedule(delayMs: number, action: () => void): void;
 }
