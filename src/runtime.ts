@@ -56,7 +56,18 @@ export async function startServe(
   const queue = new Queue(QUEUE_NAME, connection);
   const flows = new FlowProducer(connection);
   const status = new StatusWriter(kube, log.child({ component: 'status' }));
-  const app = await buildApp({ config, log, kube, redis, queue, flows, status });
+  // Directives only, per namespace on first use: events that carry a version are answered from it.
+  const caches = createWatchCaches(config, kube, log);
+  const app = await buildApp({
+    config,
+    log,
+    kube,
+    redis,
+    queue,
+    flows,
+    status,
+    directives: caches.directives,
+  });
   const url = await app.listen({ port: config.port, host: config.host });
   log.info({ url }, 'pod-bouncer is listening');
   return {
@@ -66,7 +77,7 @@ export async function startServe(
     url,
     async close(): Promise<void> {
       await app.close();
-      await Promise.allSettled([queue.close(), flows.close()]);
+      await Promise.allSettled([queue.close(), flows.close(), caches.close()]);
       redis.disconnect();
     },
   };

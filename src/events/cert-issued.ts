@@ -10,8 +10,19 @@ export type EventShape =
   | 'argo-envelope'
   | 'cloudevent';
 
+/**
+ * What the sender saw of the directive, when its body carries it (a watch event's or bare
+ * object's metadata, a Kubernetes Event's involvedObject, or `generation` in a native
+ * reference). Only a hint of freshness: a cache at least this fresh may answer for the API.
+ */
+export interface SeenVersion {
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+}
+
 /** Every accepted body, whatever its shape, becomes one of these. */
 export type CertIssued =
-  | { kind: 'reference'; ref: ObjectRef; issuedAt?: Date; shape: EventShape }
+  | { kind: 'reference'; ref: ObjectRef; seen?: SeenVersion; issuedAt?: Date; shape: EventShape }
   | { kind: 'inline'; manifest: DirectiveManifest; issuedAt?: Date; shape: EventShape }
   | { kind: 'ignored'; reason: string; shape: EventShape };

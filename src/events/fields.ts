@@ -1,5 +1,6 @@
 import { isNamespaceName, isObjectName } from '../directive/syntax.js';
 import type { ObjectRef } from '../directive/types.js';
+import type { SeenVersion } from './cert-issued.js';
 import { BadEventError } from './errors.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -28,4 +29,24 @@ export function parseRef(source: unknown, field: string): ObjectRef {
     throw new BadEventError(`${field}.name`, 'must be a valid object name');
   }
   return { namespace, name };
+}
+
+/**
+ * The uid, generation and resourceVersion a sender carried, where well-formed. Objects relayed by
+ * routers are not ours to police: a malformed field is left out, so the event falls back to an API
+ * read rather than failing.
+ */
+export function seenVersion(source: unknown): SeenVersion | undefined {
+  if (!isRecord(source)) return undefined;
+  const { uid, generation, resourceVersion } = source;
+  const seen: SeenVersion = {
+    ...(typeof uid === 'string' && uid !== '' ? { uid } : {}),
+    ...(Number.isSafeInteger(generation) && (generation as number) > 0
+      ? { generation: generation as number }
+      : {}),
+    ...(typeof resourceVersion === 'string' && /^\d+$/.test(resourceVersion)
+      ? { resourceVersion }
+      : {}),
+  };
+  return seen.generation !== undefined || seen.resourceVersion !== undefined ? seen : undefined;
 }

@@ -2,7 +2,7 @@ import { DIRECTIVE_KIND } from '../directive/types.js';
 import type { CertIssued } from './cert-issued.js';
 import { looksLikeDirectiveObject, parseDirectiveObject } from './directive-object.js';
 import { BadEventError } from './errors.js';
-import { isRecord, parseRef, parseTime } from './fields.js';
+import { isRecord, parseRef, parseTime, seenVersion } from './fields.js';
 
 const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
@@ -21,7 +21,28 @@ function fromNative(body: Record<string, unknown>): CertIssued {
     return { kind: 'inline', manifest, ...(issuedAt ? { issuedAt } : {}), shape: 'native-inline' };
   }
   const ref = parseRef(directive, 'directive');
-  return { kind: 'reference', ref, ...(issuedAt ? { issuedAt } : {}), shape: 'native-reference' };
+  const generation = directive.generation;
+  if (
+    generation !== undefined &&
+    !(Number.isSafeInteger(generation) && (generation as number) > 0)
+  ) {
+    throw new BadEventError('directive.generation', 'must be a positive integer when given');
+  }
+  const seen = seenVersion(directive);
+  return {
+    kind: 'reference',
+    ref,
+    ...(seen ? { seen } : {}),
+    ...(issuedAt ? { issuedAt } : {}),
+    shape: 'native-reference',
+  };
+}
+
+type Reference = Extract<CertIssued, { kind: 'reference' }>;
+
+function withSeen(event: Reference, source: unknown): Reference {
+  const seen = seenVersion(source);
+  return seen ? { ...event, seen } : event;
 }
 
 /** `{type, object}` as event routers forward Kubernetes watch events; DELETED is ignored. */
@@ -36,11 +57,14 @@ function fromWatchEvent(body: Record<string, unknown>): CertIssued {
   if (!isRecord(body.object) || body.object.kind !== DIRECTIVE_KIND) {
     throw new BadEventError('object.kind', `must be ${DIRECTIVE_KIND}`);
   }
-  return {
-    kind: 'reference',
-    ref: parseRef(body.object.metadata, 'object.metadata'),
-    shape: 'watch-event',
-  };
+  return withSeen(
+    {
+      kind: 'reference',
+      ref: parseRef(body.object.metadata, 'object.metadata'),
+      shape: 'watch-event',
+    },
+    body.object.metadata,
+  );
 }
 
 /** A core/v1 Event as kubernetes-event-exporter posts it: the involved object is the reference. */
@@ -56,12 +80,15 @@ function fromKubernetesEvent(body: Record<string, unknown>): CertIssued {
   }
   const issuedAt =
     parseTime(body.eventTime, 'eventTime') ?? parseTime(body.firstTimestamp, 'firstTimestamp');
-  return {
-    kind: 'reference',
-    ref: parseRef(involved, 'involvedObject'),
-    ...(issuedAt ? { issuedAt } : {}),
-    shape: 'kubernetes-event',
-  };
+  return withSeen(
+    {
+      kind: 'reference',
+      ref: parseRef(involved, 'involvedObject'),
+      ...(issuedAt ? { issuedAt } : {}),
+      shape: 'kubernetes-event',
+    },
+    involved,
+  );
 }
 
 function fromArgoEnvelope(body: Record<string, unknown>, depth: number): CertIssued {
@@ -97,11 +124,10 @@ export function normalizeBody(body: unknown, depth = 0): CertIssued {
   if ('involvedObject' in body || body.kind === 'Event') return fromKubernetesEvent(body);
   if (isWatchEvent(body)) return fromWatchEvent(body);
   if (body.kind === DIRECTIVE_KIND) {
-    return {
-      kind: 'reference',
-      ref: parseRef(body.metadata, 'metadata'),
-      shape: 'directive-object',
-    };
+    return withSeen(
+      { kind: 'reference', ref: parseRef(body.metadata, 'metadata'), shape: 'directive-object' },
+      body.metadata,
+    );
   }
   throw new BadEventError(
     'body',

@@ -1,11 +1,10 @@
 import { BouncerError, TransientError, messageOf } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
-import { InvalidDirectiveError } from '../events/errors.js';
-import { directiveKey, type Directive } from '../directive/types.js';
-import { normalizeSpec, validateSpec } from '../directive/validate.js';
+import { directiveKey } from '../directive/types.js';
 import { enqueueChain } from '../queue/enqueue.js';
 import { accepted } from '../status/transitions.js';
 import type { AppDeps } from './deps.js';
+import { resolveDirective } from './directive-source.js';
 
 export interface AcceptedEvent {
   directive: string;
@@ -29,23 +28,6 @@ export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof BouncerError) throw error;
     throw new TransientError(`Redis is unreachable: ${messageOf(error)}`, 5, { cause: error });
   }
-}
-
-async function resolveDirective(
-  deps: AppDeps,
-  event: Exclude<CertIssued, { kind: 'ignored' }>,
-): Promise<Directive> {
-  const directive =
-    event.kind === 'inline'
-      ? await deps.kube.applyDirective(event.manifest)
-      : // Always from the API server: an event carries no generation, so only a fresh read can
-        // tell a spec changed a moment ago from the one a cache still holds. A stale read would
-        // answer "duplicate" for a new generation, or enqueue an old one that the worker drops.
-        await deps.kube.getDirective(event.ref);
-  // The cluster may serve the CRD without its schema: check what it holds before acting on it.
-  const problems = validateSpec(directive.spec);
-  if (problems.length > 0) throw new InvalidDirectiveError(problems);
-  return { ...directive, spec: normalizeSpec(directive.spec) };
 }
 
 /**

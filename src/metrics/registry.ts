@@ -17,6 +17,13 @@ export const eventsReceived = new Counter({
   registers: [registry],
 });
 
+export const ingestDirectiveReads = new Counter({
+  name: 'pod_bouncer_ingest_directive_reads_total',
+  help: 'Directives an event referred to, by where ingest read them: "cache" (a watch cache at least as fresh as the event) or "api".',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+
 export const podsBounced = new Counter({
   name: 'pod_bouncer_pods_bounced_total',
   help: 'Pods deleted or evicted (or found already gone) by selector jobs, by namespace.',

@@ -30,6 +30,8 @@ interface WireEvent {
 
 export class WatchHub {
   private readonly closers = new Set<() => void>();
+  /** While watches are held: the deliveries waiting for `release`, in order. */
+  private held: Array<() => void> | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -60,7 +62,9 @@ export class WatchHub {
     initial.forEach(send);
     const unsubscribe = this.store.subscribe((event) => {
       const translated = translate(event, options);
-      if (translated) send(translated);
+      if (translated === undefined) return;
+      if (this.held) this.held.push(() => send(translated));
+      else send(translated);
     });
     const timeout = options.timeoutSeconds
       ? this.timers.after(options.timeoutSeconds * 1000, () => res.end())
@@ -81,6 +85,16 @@ export class WatchHub {
   }
 
   /** Ends every open stream cleanly; clients see the watch finish and must re-watch. */
+  /** Holds back every live watch event until `release`: the lag of a busy API server. */
+  hold(): () => void {
+    this.held ??= [];
+    return () => {
+      const queued = this.held ?? [];
+      this.held = undefined;
+      for (const deliver of queued) deliver();
+    };
+  }
+
   dropAll(): void {
     for (const close of [...this.closers]) close();
   }

@@ -72,6 +72,7 @@ describe('normalizeCloudEvent', () => {
     expect(event).toEqual({
       kind: 'reference',
       ref: { namespace: 'istio-system', name: 'mesh-certs' },
+      seen: { generation: 4 },
       shape: 'cloudevent',
     });
   });

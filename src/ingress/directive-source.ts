@@ -1,0 +1,55 @@
+import type { Directive } from '../directive/types.js';
+import { normalizeSpec, validateSpec } from '../directive/validate.js';
+import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
+import { InvalidDirectiveError } from '../events/errors.js';
+import { ingestDirectiveReads } from '../metrics/registry.js';
+import type { AppDeps } from './deps.js';
+
+type Reference = Extract<CertIssued, { kind: 'reference' }>;
+
+/**
+ * Whether a cached copy is at least as fresh as what the sender saw. Then answering from it is
+ * answering as of a moment no earlier than the event itself, which is all a reference promises;
+ * a newer generation the cache holds is the cluster's, and wins. Without a hint, or when the
+ * cache is behind it, only the API server can tell a spec changed a moment ago.
+ */
+export function atLeastAsFresh(cached: Directive, seen: SeenVersion | undefined): boolean {
+  if (seen === undefined) return false;
+  const { uid, generation, resourceVersion } = cached.metadata;
+  if (seen.uid !== undefined && seen.uid !== uid) return false;
+  if (seen.generation !== undefined) return generation >= seen.generation;
+  if (seen.resourceVersion === undefined) return false;
+  // resourceVersions are opaque by contract; etcd's are increasing integers, as the watch caches
+  // already assume. A non-numeric one makes the comparison false: the API answers instead.
+  return Number(resourceVersion) >= Number(seen.resourceVersion);
+}
+
+async function readReference(deps: AppDeps, event: Reference): Promise<Directive> {
+  const cached = deps.directives?.peek(event.ref);
+  if (cached !== undefined && atLeastAsFresh(cached, event.seen)) {
+    ingestDirectiveReads.inc({ source: 'cache' });
+    return cached;
+  }
+  ingestDirectiveReads.inc({ source: 'api' });
+  const directive = await deps.kube.getDirective(event.ref);
+  deps.directives?.offer(directive);
+  return directive;
+}
+
+/**
+ * The directive an event is about: written to the cluster (inline), or read (by reference) from
+ * the process's watch cache when that is at least as fresh as the event, else from the API.
+ */
+export async function resolveDirective(
+  deps: AppDeps,
+  event: Exclude<CertIssued, { kind: 'ignored' }>,
+): Promise<Directive> {
+  const directive =
+    event.kind === 'inline'
+      ? await deps.kube.applyDirective(event.manifest)
+      : await readReference(deps, event);
+  // The cluster may serve the CRD without its schema: check what it holds before acting on it.
+  const problems = validateSpec(directive.spec);
+  if (problems.length > 0) throw new InvalidDirectiveError(problems);
+  return { ...directive, spec: normalizeSpec(directive.spec) };
+}
