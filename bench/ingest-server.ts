@@ -26,13 +26,14 @@ const config = loadConfig({
 const log = createLogger(config.logLevel);
 const serve = await startServe(config, log, createKubeGateway(config));
 
-// Accept the duplicate once, which also warms the api's directive watch for the namespace.
+// Accept the duplicate once, which also starts the api's directive watch for the namespace.
 const first = await fetch(`${serve.url}/v1/events`, {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
   body: JSON.stringify({ directive: { namespace: 'in', name: 'dup' } }),
 });
 if (first.status !== 202) throw new Error(`warm-up answered ${first.status}`);
+if (!(await serve.directives.ready('in'))) throw new Error('the directive watch did not sync');
 
 const redis = createProducerConnection(config.redisUrl);
 const flows = new FlowProducer({ connection: redis, prefix: `${prefix}-naive` });

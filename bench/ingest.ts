@@ -13,9 +13,13 @@ export interface Load {
 }
 
 export interface IngestResult {
+  /** New events carrying the generation the sender saw: the api's watch cache answers. */
   newEvents: Load;
+  /** New events as plain references (namespace and name only): one GET each. */
+  newPlain: Load;
   naiveFlow: Load;
   duplicate: Load;
+  duplicatePlain: Load;
   ignored: Load;
   bare: Load;
 }
@@ -85,13 +89,19 @@ export async function ingestThroughput(seconds: number, directives: number): Pro
     try {
       const urls = servers.info;
       const ref = (name: string) => ({ directive: { namespace: 'in', name } });
-      const newEvents = await load(urls.api, seconds, (i) => ref(`n-${i}`));
-      await settle(); // the PENDING writes that follow the answers
+      // Every directive of the benchmark is at generation 1, as the sender saw it.
+      const seen = (name: string) => ({ directive: { namespace: 'in', name, generation: 1 } });
+      const half = Math.floor(directives / 2);
+      const newEvents = await load(urls.api, seconds, (i) => seen(`n-${i}`));
+      await settle(); // the watch events of the PENDING writes
+      const newPlain = await load(urls.api, seconds, (i) => ref(`n-${half + i}`));
+      await settle();
       const naiveFlow = await load(urls.naive, seconds, (i) => ref(`n-${i}`));
-      const duplicate = await load(urls.api, seconds, () => ref('dup'));
+      const duplicate = await load(urls.api, seconds, () => seen('dup'));
+      const duplicatePlain = await load(urls.api, seconds, () => ref('dup'));
       const ignored = await load(urls.api, seconds, () => IGNORED);
       const bare = await load(urls.bare, seconds, () => ref('dup'));
-      return { newEvents, naiveFlow, duplicate, ignored, bare };
+      return { newEvents, newPlain, naiveFlow, duplicate, duplicatePlain, ignored, bare };
     } finally {
       await servers.stop();
     }

@@ -102,15 +102,24 @@ async function main() {
   );
   console.log(line('per pod vs baseline', economy.perPod / economy.baseline.perPod, 'x'));
 
-  heading('3. Ingest at 50 connections (autocannon)');
+  heading(
+    '3. Ingest at 50 connections (autocannon); events carry the generation the sender saw, plain references apart',
+  );
   const ingest = await ingestThroughput(plan.ingestSeconds, plan.ingestDirectives);
   details.ingest = ingest;
   const newVsNaive = ingest.newEvents.reqPerSec / ingest.naiveFlow.reqPerSec;
+  const newPlainVsNaive = ingest.newPlain.reqPerSec / ingest.naiveFlow.reqPerSec;
   const duplicateVsBare = ingest.duplicate.reqPerSec / ingest.bare.reqPerSec;
+  const duplicatePlainVsBare = ingest.duplicatePlain.reqPerSec / ingest.bare.reqPerSec;
   const ignoredVsBare = ingest.ignored.reqPerSec / ingest.bare.reqPerSec;
   Object.assign(figures, {
     'ingest.newReqPerSec': ingest.newEvents.reqPerSec,
     'ingest.newP99Ms': ingest.newEvents.p99Ms,
+    'ingest.newPlainReqPerSec': ingest.newPlain.reqPerSec,
+    'ingest.newPlainP99Ms': ingest.newPlain.p99Ms,
+    'ingest.newPlainVsNaive': round(newPlainVsNaive, 2),
+    'ingest.duplicatePlainReqPerSec': ingest.duplicatePlain.reqPerSec,
+    'ingest.duplicatePlainVsBare': round(duplicatePlainVsBare, 2),
     'ingest.naiveFlowReqPerSec': ingest.naiveFlow.reqPerSec,
     'ingest.naiveFlowP99Ms': ingest.naiveFlow.p99Ms,
     'ingest.duplicateReqPerSec': ingest.duplicate.reqPerSec,
@@ -128,9 +137,11 @@ async function main() {
   console.log(
     line('new / naive FlowProducer.add', newVsNaive, 'x', target(newVsNaive >= 1, '>= 1.0')),
   );
+  console.log(line('new, plain reference (a GET each) / naive', newPlainVsNaive, 'x'));
   console.log(
     line('duplicate / bare 202', duplicateVsBare, 'x', target(duplicateVsBare >= 0.6, '>= 0.6')),
   );
+  console.log(line('duplicate, plain reference / bare 202', duplicatePlainVsBare, 'x'));
   console.log(
     line('ignored / bare 202', ignoredVsBare, 'x', target(ignoredVsBare >= 0.6, '>= 0.6')),
   );

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { buildApp } from './ingress/app.js';
 import { loadKubeConfig } from './kube/client.js';
 import { KubeGateway } from './kube/gateway.js';
+import type { DirectiveCache } from './kube/informer-directives.js';
 import { createWatchCaches } from './kube/watch-caches.js';
 import type { Logger } from './logger.js';
 import {
@@ -33,6 +34,8 @@ export function createKubeGateway(config: Config): KubeGateway {
 
 export interface ServeRole extends Role {
   app: FastifyInstance;
+  /** The api's directive watch cache (answers events that carry a version). */
+  directives: DirectiveCache;
   queue: Queue;
   /** The producer connection (fail-fast), for callers that inspect Redis directly. */
   redis: Redis;
@@ -72,6 +75,7 @@ export async function startServe(
   log.info({ url }, 'pod-bouncer is listening');
   return {
     app,
+    directives: caches.directives,
     queue,
     redis,
     url,

@@ -43,6 +43,11 @@ export class DirectiveCache {
     return directive;
   }
 
+  /** Starts the namespace's watch; resolves once it has listed (true) or failed to (false). */
+  ready(namespace: string): Promise<boolean> {
+    return this.watches.ready('directives', namespace);
+  }
+
   /** The directive as cached, or undefined on a miss or while the watch is not synced. */
   peek(ref: ObjectRef): Directive | undefined {
     const informer = this.watches.synced('directives', ref.namespace);
