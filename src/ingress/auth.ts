@@ -4,11 +4,17 @@ import type { AuthConfig } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { HttpProblem } from './http-errors.js';
 
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
 /** Constant-time equality that does not leak the length of the secret either. */
 export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The same check against secrets digested once, at start-up (static tokens, on every request). */
+function matchesDigest(given: string, expected: readonly Buffer[]): boolean {
+  const candidate = digest(given);
+  return expected.some((secret) => timingSafeEqual(candidate, secret));
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -45,12 +51,11 @@ export type Authenticate = (request: FastifyRequest) => Promise<void>;
 
 /** Static token or body signature: cheap checks that need no API call. */
 function staticallyAllowed(
-  auth: AuthConfig,
+  auth: AuthConfig & { tokenDigests: readonly Buffer[] },
   request: FastifyRequest,
   token: string | undefined,
 ): boolean {
-  if (token !== undefined && auth.tokens.some((expected) => safeEqual(token, expected)))
-    return true;
+  if (token !== undefined && matchesDigest(token, auth.tokenDigests)) return true;
   const signature = request.headers['x-signature-256'];
   return (
     auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature)
@@ -98,7 +103,8 @@ export interface AuthHooks {
  * on the allow-list (403 when valid but not allowed). Everything that can be decided without the
  * body is decided before it is read, so an unauthenticated caller cannot make the server parse it.
  */
-export function createAuthenticator(auth: AuthConfig, kube: KubeGateway): AuthHooks {
+export function createAuthenticator(config: AuthConfig, kube: KubeGateway): AuthHooks {
+  const auth = { ...config, tokenDigests: config.tokens.map(digest) };
   const admitted = new WeakSet<FastifyRequest>();
   const beforeBody: Authenticate = async (request) => {
     const token = bearer(request);
