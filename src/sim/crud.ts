@@ -21,9 +21,11 @@ export class CrudHandlers {
   list(req: ApiRequest): Reply {
     const labels = parseLabelSelector(req.query.get('labelSelector'));
     const fields = parseFieldSelector(req.query.get('fieldSelector'));
-    const items = this.store
-      .list(req.type.storeKey, req.namespace || undefined)
-      .filter((obj) => matchesSelector(labels, obj.metadata.labels) && matchesFields(fields, obj));
+    const items = this.store.list(
+      req.type.storeKey,
+      req.namespace || undefined,
+      (obj) => matchesSelector(labels, obj.metadata.labels) && matchesFields(fields, obj),
+    );
     return ok({
       apiVersion: apiVersionOf(req.type),
       kind: `${req.type.kind}List`,

@@ -4,7 +4,7 @@ import { notFound } from './api-errors.js';
 import type { DeletionLedger } from './deletions.js';
 import type { Preconditions } from './object-meta.js';
 import { checkPreconditions } from './object-meta.js';
-import type { OwnerReference, PodObject } from './objects.js';
+import type { KubeObject, OwnerReference, PodObject } from './objects.js';
 import { rfc3339 } from './objects.js';
 import { buildPod, isPodReady, isTerminating, setPodReady } from './pod-factory.js';
 import type { ResourceType } from './resources.js';
@@ -57,8 +57,9 @@ export class PodRuntime {
     return this.store.get(PODS, namespace, name) as PodObject | undefined;
   }
 
-  list(namespace?: string): PodObject[] {
-    return this.store.list(PODS, namespace) as PodObject[];
+  list(namespace?: string, matches?: (pod: PodObject) => boolean): PodObject[] {
+    const filter = matches && ((obj: KubeObject): boolean => matches(obj as PodObject));
+    return this.store.list(PODS, namespace, filter) as PodObject[];
   }
 
   create(spec: NewPodSpec): PodObject {

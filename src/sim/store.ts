@@ -20,8 +20,11 @@ export class ObjectStore {
   private revision = 1;
   // Events at or before this revision may have been dropped from the history.
   private compactedRevision = 1;
-  private readonly buckets = new Map<string, Map<string, KubeObject>>();
-  private readonly history: StoreEvent[] = [];
+  /** Objects per resource key, then per namespace, then by name. */
+  private readonly buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
+  /** Changes in revision order; `historyStart` is the index of the oldest one still kept. */
+  private history: StoreEvent[] = [];
+  private historyStart = 0;
   private readonly listeners = new Set<(event: StoreEvent) => void>();
   private readonly outbox: StoreEvent[] = [];
   private delivering = false;
@@ -33,16 +36,23 @@ export class ObjectStore {
   }
 
   get(key: string, namespace: string, name: string): KubeObject | undefined {
-    const found = this.bucket(key).get(`${namespace}/${name}`);
+    const found = this.bucket(key).get(namespace)?.get(name);
     return found ? structuredClone(found) : undefined;
   }
 
-  /** Objects of a resource (of one namespace when given), ordered by namespace and name. */
-  list(key: string, namespace?: string): KubeObject[] {
-    return [...this.bucket(key).entries()]
-      .filter(([, obj]) => namespace === undefined || obj.metadata.namespace === namespace)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, obj]) => structuredClone(obj));
+  /**
+   * Objects of a resource (of one namespace when given, those `matches` keeps when given), ordered
+   * by namespace and name. Only the objects returned are copied.
+   */
+  list(key: string, namespace?: string, matches?: (obj: KubeObject) => boolean): KubeObject[] {
+    const bucket = this.bucket(key);
+    const namespaces = namespace === undefined ? [...bucket.keys()].sort(byString) : [namespace];
+    return namespaces.flatMap((ns) =>
+      [...(bucket.get(ns)?.entries() ?? [])]
+        .filter(([, obj]) => matches === undefined || matches(obj))
+        .sort(([a], [b]) => byString(a, b))
+        .map(([, obj]) => structuredClone(obj)),
+    );
   }
 
   create(key: string, obj: KubeObject): KubeObject {
@@ -60,7 +70,7 @@ export class ObjectStore {
     name: string,
     finalState?: KubeObject,
   ): KubeObject | undefined {
-    const current = this.bucket(key).get(`${namespace}/${name}`);
+    const current = this.bucket(key).get(namespace)?.get(name);
     if (!current) return undefined;
     return this.commit(key, 'DELETED', finalState ?? current);
   }
@@ -68,7 +78,15 @@ export class ObjectStore {
   /** Changes after `revision`, or undefined when the history no longer reaches back that far. */
   eventsSince(revision: number): StoreEvent[] | undefined {
     if (revision < this.compactedRevision) return undefined;
-    return this.history.filter((event) => event.revision > revision);
+    // Revisions increase along the history: binary search for the first one after `revision`.
+    let low = this.historyStart;
+    let high = this.history.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.history[middle]!.revision > revision) high = middle;
+      else low = middle + 1;
+    }
+    return this.history.slice(low);
   }
 
   oldestResourceVersion(): string {
@@ -83,29 +101,40 @@ export class ObjectStore {
   namespaces(): Set<string> {
     const names = new Set<string>();
     for (const bucket of this.buckets.values()) {
-      for (const obj of bucket.values()) names.add(obj.metadata.namespace);
+      for (const [namespace, objects] of bucket) if (objects.size > 0) names.add(namespace);
     }
     return names;
   }
 
   private commit(key: string, type: WatchEventType, obj: KubeObject): KubeObject {
+    const { namespace, name } = obj.metadata;
     const bucket = this.bucket(key);
-    const id = `${obj.metadata.namespace}/${obj.metadata.name}`;
-    const previous = bucket.get(id);
+    let objects = bucket.get(namespace);
+    if (!objects) {
+      objects = new Map();
+      bucket.set(namespace, objects);
+    }
+    const previous = objects.get(name);
     this.revision += 1;
     const stored = structuredClone(obj);
     stored.metadata.resourceVersion = String(this.revision);
-    if (type === 'DELETED') bucket.delete(id);
-    else bucket.set(id, stored);
+    if (type === 'DELETED') objects.delete(name);
+    else objects.set(name, stored);
     this.record({ revision: this.revision, key, type, object: stored, previous });
     return structuredClone(stored);
   }
 
   private record(event: StoreEvent): void {
     this.history.push(event);
-    while (this.history.length > this.historySize) {
-      const dropped = this.history.shift();
-      if (dropped) this.compactedRevision = dropped.revision;
+    if (this.history.length - this.historyStart > this.historySize) {
+      this.compactedRevision = this.history[this.historyStart]!.revision;
+      this.history[this.historyStart] = undefined as unknown as StoreEvent;
+      this.historyStart += 1;
+      // Drop the forgotten head in one go now and then, not one shift (O(n)) per write.
+      if (this.historyStart >= this.historySize) {
+        this.history = this.history.slice(this.historyStart);
+        this.historyStart = 0;
+      }
     }
     this.outbox.push(event);
     this.deliver();
@@ -125,7 +154,7 @@ export class ObjectStore {
     }
   }
 
-  private bucket(key: string): Map<string, KubeObject> {
+  private bucket(key: string): Map<string, Map<string, KubeObject>> {
     let bucket = this.buckets.get(key);
     if (!bucket) {
       bucket = new Map();
@@ -133,4 +162,8 @@ export class ObjectStore {
     }
     return bucket;
   }
+}
+
+function byString(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

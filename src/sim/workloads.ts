@@ -18,6 +18,8 @@ interface Workload {
 
 export class WorkloadController implements PodLifecycleHooks {
   private readonly workloads = new Map<string, Workload>();
+  /** The same workloads by their owner uid, which every pod event is looked up by. */
+  private readonly byOwnerUid = new Map<string, Workload>();
 
   constructor(
     private readonly pods: PodRuntime,
@@ -49,6 +51,7 @@ export class WorkloadController implements PodLifecycleHooks {
       hash,
     };
     this.workloads.set(id, workload);
+    this.byOwnerUid.set(workload.owner.uid, workload);
     for (let ordinal = 0; ordinal < spec.replicas; ordinal++)
       this.createPod(workload, ordinal, true);
   }
@@ -113,12 +116,13 @@ export class WorkloadController implements PodLifecycleHooks {
 
   private ownerOf(pod: PodObject): Workload | undefined {
     const uid = pod.metadata.ownerReferences?.[0]?.uid;
-    return [...this.workloads.values()].find((w) => w.owner.uid === uid);
+    return uid === undefined ? undefined : this.byOwnerUid.get(uid);
   }
 
   private ownedPods(workload: Workload): PodObject[] {
-    return this.pods
-      .list(workload.spec.namespace)
-      .filter((pod) => pod.metadata.ownerReferences?.[0]?.uid === workload.owner.uid);
+    return this.pods.list(
+      workload.spec.namespace,
+      (pod) => pod.metadata.ownerReferences?.[0]?.uid === workload.owner.uid,
+    );
   }
 }
