@@ -130,8 +130,9 @@ describe('templates', () => {
   it('set only environment variables pod-bouncer reads', () => {
     const config = read('src/config.ts');
     const known = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
-    // Chart-internal: spliced into REDIS_URL by Kubernetes, and read by redis-cli in the Redis pod.
-    const internal = new Set(['REDIS_PASSWORD', 'REDISCLI_AUTH']);
+    // Chart-internal: spliced into REDIS_URL by Kubernetes, read by redis-cli in the Redis pod, and
+    // read by Node itself (the heap cap).
+    const internal = new Set(['REDIS_PASSWORD', 'REDISCLI_AUTH', 'NODE_OPTIONS']);
     const names = templates.flatMap(({ text }) =>
       [...text.matchAll(/^\s*- name: ([A-Z][A-Z0-9_]*)\s*$/gm)].map((m) => m[1]!),
     );
