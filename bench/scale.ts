@@ -7,6 +7,8 @@ import { directive, startStack, state, until } from './lib/stack.js';
 import { round } from './lib/stats.js';
 
 export interface ScaleResult {
+  /** NODE_OPTIONS of the worker process ('' for Node's defaults). */
+  nodeOptions: string;
   directives: number;
   selectors: number;
   podsPerSelector: number;
@@ -41,14 +43,19 @@ function peakRssMb(pid: number): number {
   return round(kb / 1024, 1);
 }
 
-/** One worker process on the stack's Redis prefix and simulator. */
-function startWorkerProcess(stack: Stack) {
-  // BENCH_WORKER_NODE_OPTIONS, e.g. --max-old-space-size=160, to see what a heap cap does to RSS.
-  const nodeOptions = (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeOptions, 'dist/cli.js', 'work'], {
-    env: { ...process.env, ...stack.env, WORKER_CONCURRENCY: '50' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+/** The heap cap the Helm chart gives a worker (worker.nodeOptions). */
+export const CHART_WORKER_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
+
+/** One worker process on the stack's Redis prefix and simulator, started with `nodeOptions`. */
+function startWorkerProcess(stack: Stack, nodeOptions: string) {
+  const child = spawn(
+    process.execPath,
+    [...nodeOptions.split(' ').filter(Boolean), 'dist/cli.js', 'work'],
+    {
+      env: { ...process.env, ...stack.env, WORKER_CONCURRENCY: '50' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   return {
     pid: child.pid!,
     stop: async (): Promise<{ rss: number; cpu: number }> => {
@@ -76,7 +83,7 @@ const PODS = 10;
 const DELAY_MS = 500;
 
 /** N directives x 3 selectors x 10 pods (StatefulSet-style workloads), readiness 500 ms. */
-export async function scaleMany(directives: number): Promise<ScaleResult> {
+export async function scaleMany(directives: number, nodeOptions: string): Promise<ScaleResult> {
   const stack = await startStack('scale', { worker: false });
   const { sim } = stack;
   try {
@@ -98,7 +105,7 @@ export async function scaleMany(directives: number): Promise<ScaleResult> {
       names.push(`d-${d}`);
       sim.applyDirective(directive('sc-dirs', `d-${d}`, selectors));
     }
-    const worker = startWorkerProcess(stack);
+    const worker = startWorkerProcess(stack, nodeOptions);
     const started = Date.now();
     const cpuBefore = process.cpuUsage();
     await postAll(stack, 'sc-dirs', names);
@@ -113,6 +120,7 @@ export async function scaleMany(directives: number): Promise<ScaleResult> {
     const used = await worker.stop();
     const idealMs = SELECTORS * DELAY_MS + ingestMs;
     return {
+      nodeOptions,
       directives,
       selectors: SELECTORS,
       podsPerSelector: PODS,
@@ -131,7 +139,10 @@ export async function scaleMany(directives: number): Promise<ScaleResult> {
 }
 
 /** One directive, one selector of `pods` pods (a StatefulSet), readiness 500 ms. */
-export async function bigDirective(pods: number): Promise<BigDirective> {
+export async function bigDirective(
+  pods: number,
+  nodeOptions = CHART_WORKER_NODE_OPTIONS,
+): Promise<BigDirective> {
   const stack = await startStack(`big${pods}`, { worker: false });
   const { sim } = stack;
   try {
@@ -147,7 +158,7 @@ export async function bigDirective(pods: number): Promise<BigDirective> {
     sim.applyDirective(
       directive(namespace, 'big', [{ namespace, labels: { app: 'big' }, waitForReplicas: pods }]),
     );
-    const worker = startWorkerProcess(stack);
+    const worker = startWorkerProcess(stack, nodeOptions);
     const started = Date.now();
     await postAll(stack, namespace, ['big']);
     await until('FINISHED', () => state(sim, namespace, 'big') === 'FINISHED', 1_800_000);
