@@ -5,6 +5,11 @@ import type { KubeWatches } from './watches.js';
 
 /** How long an object we wrote stands in for one the watch has not delivered yet. */
 const TRUST_UNWATCHED_MS = 5000;
+/**
+ * Written copies older than this are dropped: far beyond any watch lag, the watch's copy (or a
+ * 409 and a re-read) is as good, and a busy api would otherwise keep a copy of every directive.
+ */
+const FORGET_WRITTEN_MS = 60_000;
 
 /**
  * Directives as this process last saw them: a watch cache per namespace (shared by every request
@@ -19,6 +24,7 @@ const TRUST_UNWATCHED_MS = 5000;
 export class DirectiveCache {
   /** Objects returned by our own writes, kept until the watch delivers something as new. */
   private readonly written = new Map<string, { directive: Directive; at: number }>();
+  private lastSweep = Date.now();
 
   private readonly stopObserving: () => void;
 
@@ -75,6 +81,16 @@ export class DirectiveCache {
     const known = this.written.get(key);
     if (known === undefined || isNewer(directive, known.directive)) {
       this.written.set(key, { directive, at: Date.now() });
+    }
+    this.sweep();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < FORGET_WRITTEN_MS / 6) return;
+    this.lastSweep = now;
+    for (const [key, entry] of this.written) {
+      if (now - entry.at > FORGET_WRITTEN_MS) this.written.delete(key);
     }
   }
 
