@@ -20,6 +20,7 @@ import {
 import { labelSelector } from '../directive/syntax.js';
 import { observeKubeRequest } from '../metrics/kube.js';
 import { mapApiError } from './api-errors.js';
+import { sendPodDelete } from './pod-delete-request.js';
 import { toPodInfo, type PodInfo } from './pods.js';
 import { RateLimiter } from './rate-limiter.js';
 import {
@@ -68,7 +69,7 @@ export class KubeGateway {
   private readonly directiveWrites = new Set<(directive: Directive) => void>();
 
   constructor(
-    kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfig,
     limits: { qps: number; burst: number },
     retry: Partial<RetryPolicy> = {},
   ) {
@@ -212,7 +213,8 @@ export class KubeGateway {
       const send = async (): Promise<DeleteOutcome> => {
         await this.call(
           `delete pod ${namespace}/${name}`,
-          () =>
+          async () =>
+            (await sendPodDelete(this.kubeConfig, { namespace, name, uid })) ??
             this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
           NO_RETRY,
         );
