@@ -32,19 +32,22 @@ export interface Notification {
   };
 }
 
+/**
+ * The kind of a transition, from the reason of the Event that was written with it (a combined
+ * write tells the reason of the part that changed something). Failures whose error is "aborted"
+ * are aborts.
+ */
 function kindOf(written: TransitionWritten): NotifiedKind | undefined {
-  const describe = written.transition.describe;
-  if (describe === 'failed' && /: aborted$/.test(written.directive.status?.error ?? '')) {
+  const reason = written.transition.event.reason.toLowerCase();
+  if (reason === 'failed' && /: aborted$/.test(written.directive.status?.error ?? '')) {
     return 'aborted';
   }
-  return (NOTIFIED as readonly string[]).includes(describe)
-    ? (describe as NotifiedKind)
-    : undefined;
+  return (NOTIFIED as readonly string[]).includes(reason) ? (reason as NotifiedKind) : undefined;
 }
 
 /** The selector a transition is about, when its Event message names one. */
 function selectorOf(written: TransitionWritten): number | undefined {
-  const match = /selector (\d+)/.exec(written.transition.event.message);
+  const match = /selector (\d+)/i.exec(written.transition.event.message);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
