@@ -128,7 +128,8 @@ describe('templates', () => {
   });
 
   it('set only environment variables pod-bouncer reads', () => {
-    const config = read('src/config.ts');
+    // config.ts parses every variable; the Redis topology's are parsed beside their connections.
+    const config = read('src/config.ts') + read('src/queue/redis-topology.ts');
     const known = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
     // Chart-internal: spliced into REDIS_URL by Kubernetes, read by redis-cli in the Redis pod, and
     // read by Node itself (the heap cap).
