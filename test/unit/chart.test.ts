@@ -391,6 +391,25 @@ describe('Dockerfile', () => {
     expect(dockerfile).not.toMatch(/\bnpx\b/);
   });
 
+  it('carries the OCI image labels, the version matching package.json', () => {
+    const labels = [...dockerfile.matchAll(/org\.opencontainers\.image\.([a-z.]+)=/g)].map(
+      (m) => m[1],
+    );
+    for (const name of [
+      'title',
+      'description',
+      'version',
+      'revision',
+      'created',
+      'source',
+      'licenses',
+    ]) {
+      expect(labels).toContain(name);
+    }
+    const version = (JSON.parse(read('package.json')) as { version: string }).version;
+    expect(dockerfile).toContain(`ARG VERSION=${version}`);
+  });
+
   it('keeps the build context small with .dockerignore', () => {
     const ignore = read('.dockerignore');
     expect(ignore).toMatch(/^\*$/m);
