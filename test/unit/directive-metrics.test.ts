@@ -24,7 +24,7 @@ async function values(
   metric: string,
 ): Promise<{ labels: Record<string, unknown>; value: number }[]> {
   const found = (await registry.getMetricsAsJSON()).find((m) => m.name === metric);
-  return (found?.values ?? []);
+  return found?.values ?? [];
 }
 
 describe('directive metrics from written transitions', () => {

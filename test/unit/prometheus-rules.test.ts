@@ -72,7 +72,9 @@ export function metricNames(expr: string): string[] {
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ')
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names = [...bare.matchAll(/(?<![\w.:])([A-Za-z_:][\w:]*)(?![\w:]|\s*\()/g)].map((m) => m[1]!);
+  const names = [...bare.matchAll(/(?<![\w.:])([A-Za-z_:][\w:]*)(?![\w:]|\s*\()/g)].map(
+    (m) => m[1]!,
+  );
   return names.filter((name) => !KEYWORDS.has(name.toLowerCase()));
 }
 
