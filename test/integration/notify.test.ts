@@ -1,6 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { registry } from '../../src/metrics/registry.js';
+import { Notifier } from '../../src/notify/notifier.js';
+import { createProducerConnection } from '../../src/queue/connection.js';
+import { finished } from '../../src/status/transitions.js';
 import {
   directive,
   eventually,
@@ -145,4 +150,37 @@ describe('notifications of status transitions', () => {
     const done = await waitForState(h, 'istio-system', 'unheard', 'FINISHED');
     expect(done.status.podsBounced[0].bouncedPods).toHaveLength(2);
   });
+
+  it('gives up an enqueue when the queue is out, without throwing or holding the writer', async () => {
+    const failedBefore = await enqueueFailures();
+    const redis = createProducerConnection('redis://127.0.0.1:1');
+    redis.on('error', () => undefined);
+    const notifier = new Notifier(
+      { connection: redis, prefix: 'pbtest-notify-down' },
+      createLogger('silent'),
+    );
+    const written = {
+      target: { namespace: 'ns', name: 'd', uid: 'u', generation: 1 },
+      transition: finished(1),
+      directive: {
+        apiVersion: 'internal.gloo.solo.io/v2',
+        kind: 'PodBounceDirective',
+        metadata: { namespace: 'ns', name: 'd', uid: 'u', generation: 1, resourceVersion: '1' },
+        spec: { podsToBounce: [] },
+        status: { observedGeneration: 1, state: 'FINISHED' as const },
+      },
+    };
+    // The hook returns at once: nothing to await, nothing thrown.
+    expect(notifier.onTransition(written)).toBeUndefined();
+    await notifier.close();
+    redis.disconnect();
+    expect(await enqueueFailures()).toBe(failedBefore + 1);
+  });
 });
+
+async function enqueueFailures(): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find(
+    (m) => m.name === 'pod_bouncer_notifications_total',
+  );
+  return metric?.values.find((v) => v.labels.outcome === 'enqueue_failed')?.value ?? 0;
+}
