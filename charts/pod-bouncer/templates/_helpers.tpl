@@ -106,7 +106,7 @@ app.kubernetes.io/part-of: pod-bouncer
 {{- fail "ingress.enabled exposes only the dashboard, which is off without dashboard.existingSecret." -}}
 {{- end -}}
 {{- if and .Values.keda.enabled (not (include "pod-bouncer.kedaAddress" .)) -}}
-{{- fail "keda.redis.address (host:port) is required when Redis comes from redis.external.existingSecret." -}}
+{{- fail "keda.redis.address (host:port) is required when Redis comes from redis.external.existingSecret, redisSentinel or redisCluster." -}}
 {{- end -}}
 {{- end -}}
 
