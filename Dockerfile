@@ -27,6 +27,23 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean -
 
 # --- runtime ---------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# OCI image annotations; a release build passes the version, commit and build time, e.g.
+#   docker build --build-arg VERSION=0.1.0 --build-arg REVISION=$(git rev-parse HEAD) \
+#     --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) --build-arg SOURCE=<repository URL> .
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+ARG SOURCE=""
+# Declared before the first FROM: re-declared to be readable in this stage.
+ARG NODE_IMAGE
+LABEL org.opencontainers.image.title="pod-bouncer" \
+      org.opencontainers.image.description="Restarts Istio-controlled pods in order when mesh certificates rotate." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
 ENV NODE_ENV=production
 # A fixed numeric uid/gid so Kubernetes can check runAsNonRoot, and a real passwd entry (with a home)
 # so anything that asks for the home directory gets an answer.

@@ -34,6 +34,13 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** How long a worker's job lock lives; a killed worker's job is taken over after about this long. */
   readonly jobLockMs: number;
+  /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
+  readonly notify: NotifyConfig | undefined;
+}
+
+export interface NotifyConfig {
+  readonly url: string;
+  readonly format: 'cloudevents' | 'slack';
 }
 
 export interface AuthConfig {
@@ -165,6 +172,27 @@ function dashboard(env: Env): Config['dashboard'] {
   return user !== undefined && password !== undefined ? { user, password } : undefined;
 }
 
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, not "${raw}".`);
+  }
+  return raw;
+}
+
+function notify(env: Env): NotifyConfig | undefined {
+  const format = oneOf(env, 'NOTIFY_FORMAT', ['cloudevents', 'slack'] as const, 'cloudevents');
+  const url = httpUrl(env, 'NOTIFY_URL') ?? httpUrl(env, 'K_SINK');
+  return url === undefined ? undefined : { url, format };
+}
+
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
@@ -189,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, [1024, 64 * 1_048_576]),
     jobLockMs: integer(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
+    notify: notify(env),
   };
   return Object.freeze(config);
 }

@@ -15,7 +15,9 @@ import {
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
-import { StatusWriter } from './status/writer.js';
+import { observeTransition } from './metrics/directives.js';
+import { Notifier, startNotifyWorker } from './notify/notifier.js';
+import { StatusWriter, type StatusWriterOptions } from './status/writer.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
 
@@ -30,6 +32,33 @@ export function createKubeGateway(config: Config): KubeGateway {
     ...(config.kubeContext ? { context: config.kubeContext } : {}),
   });
   return new KubeGateway(kubeConfig, { qps: config.kubeQps, burst: config.kubeBurst });
+}
+
+/**
+ * What every status write is observed by: the directive metrics and, with NOTIFY_URL or K_SINK,
+ * a notification enqueued on its own queue (with `redis`, a fail-fast producer connection).
+ */
+function transitionObservers(
+  config: Config,
+  redis: Redis | undefined,
+  log: Logger,
+): { options: StatusWriterOptions; notifier: Notifier | undefined } {
+  const notifier =
+    config.notify && redis
+      ? new Notifier(
+          { connection: redis, prefix: config.queuePrefix },
+          log.child({ component: 'notify' }),
+        )
+      : undefined;
+  return {
+    notifier,
+    options: {
+      onTransition: (written) => {
+        observeTransition(written);
+        notifier?.onTransition(written);
+      },
+    },
+  };
 }
 
 export interface ServeRole extends Role {
@@ -58,7 +87,8 @@ export async function startServe(
   const connection = { connection: redis, prefix: config.queuePrefix };
   const queue = new Queue(QUEUE_NAME, connection);
   const flows = new FlowProducer(connection);
-  const status = new StatusWriter(kube, log.child({ component: 'status' }));
+  const observers = transitionObservers(config, redis, log);
+  const status = new StatusWriter(kube, log.child({ component: 'status' }), observers.options);
   // Directives only, per namespace on first use: events that carry a version are answered from it.
   const caches = createWatchCaches(config, kube, log);
   const app = await buildApp({
@@ -81,7 +111,12 @@ export async function startServe(
     url,
     async close(): Promise<void> {
       await app.close();
-      await Promise.allSettled([queue.close(), flows.close(), caches.close()]);
+      await Promise.allSettled([
+        queue.close(),
+        flows.close(),
+        caches.close(),
+        observers.notifier?.close(),
+      ]);
       redis.disconnect();
     },
   };
@@ -100,10 +135,18 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const workflowLog = log.child({ component: 'workflow' });
   const caches = createWatchCaches(config, kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);
+  // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
+  const producer = config.notify ? createProducerConnection(config.redis) : undefined;
+  producer?.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  const observers = transitionObservers(config, producer, log);
+  const notifyQueue = { connection: redis, prefix: config.queuePrefix };
+  const delivery = config.notify
+    ? startNotifyWorker(config.notify, notifyQueue, log.child({ component: 'notify' }))
+    : undefined;
   const worker = startWorker(
     {
       kube,
-      status: new StatusWriter(kube, workflowLog),
+      status: new StatusWriter(kube, workflowLog, observers.options),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,
@@ -131,8 +174,10 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     wakeups,
     async close(): Promise<void> {
       await worker.close();
+      await Promise.allSettled([delivery?.close(), observers.notifier?.close()]);
       wakeups.close();
       await caches.close();
+      producer?.disconnect();
       redis.disconnect();
     },
   };

@@ -2,6 +2,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { selectorJobLabel } from '../queue/names.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
 import { safeEqual } from './auth.js';
 import type { AppDeps } from './deps.js';
 
@@ -111,14 +113,21 @@ export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials
     app.addHook('onRequest', actionGuard());
     tolerantJsonParser(app);
     const serverAdapter = new FastifyAdapter().setBasePath(DASHBOARD_PATH);
+    // bull-board 9.10 has no per-action switch: readOnlyMode would hide Retry and pause too.
+    // Retry stays for failed jobs only: retrying a completed selector would bounce its pods again
+    // (allowCompletedRetries is read by the adapter, though its typings do not list it).
+    const options = {
+      allowRetries: true,
+      allowCompletedRetries: false,
+      displayName: 'bounce',
+      description: 'One job per selector of a directive generation, run in spec order.',
+    };
+    const queue = new BullMQAdapter(deps.queue, options);
+    queue.setFormatter('name', (job: { name?: string; data?: Partial<SelectorJobData> }) =>
+      selectorJobLabel(job.name ?? '', job.data),
+    );
     createBullBoard({
-      queues: [
-        new BullMQAdapter(deps.queue, {
-          allowRetries: true,
-          displayName: 'bounce',
-          description: 'One job per selector of a directive generation, run in spec order.',
-        }),
-      ],
+      queues: [queue],
       serverAdapter,
       options: { uiConfig: { boardTitle: 'pod-bouncer', hideDocsLink: true } },
     });

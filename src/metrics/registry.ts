@@ -119,3 +119,46 @@ export function observeQueue(queue: Queue): () => void {
   observedQueues.add(queue);
   return () => observedQueues.delete(queue);
 }
+
+/** Always 1: which version runs where, and in which role ("serve", "work" or "all"). */
+export const buildInfo = new Gauge({
+  name: 'pod_bouncer_build_info',
+  help: 'Always 1; the labels say the pod-bouncer version, the Node.js version and the role of the process.',
+  labelNames: ['version', 'node', 'role'] as const,
+  registers: [registry],
+});
+
+export const directiveState = new Gauge({
+  name: 'pod_bouncer_directive_state',
+  help: 'Status state of each directive this process last wrote: 1 for the current state, 0 for the others.',
+  labelNames: ['namespace', 'name', 'state'] as const,
+  registers: [registry],
+});
+
+export const directiveLastTransition = new Gauge({
+  name: 'pod_bouncer_directive_last_transition_timestamp_seconds',
+  help: 'When this process last wrote a status transition of the directive (Unix seconds); the freshest instance tells the current state.',
+  labelNames: ['namespace', 'name'] as const,
+  registers: [registry],
+});
+
+export const directiveLastFinished = new Gauge({
+  name: 'pod_bouncer_directive_last_finished_timestamp_seconds',
+  help: 'When a run of the directive last became FINISHED (Unix seconds).',
+  labelNames: ['namespace', 'name'] as const,
+  registers: [registry],
+});
+
+export const statusTransitions = new Counter({
+  name: 'pod_bouncer_status_transitions_total',
+  help: 'Status transitions written, by transition (accepted, bouncing, pods chosen, finished, failed, …).',
+  labelNames: ['transition'] as const,
+  registers: [registry],
+});
+
+export const notifications = new Counter({
+  name: 'pod_bouncer_notifications_total',
+  help: 'Notification deliveries by outcome: "enqueued", "enqueue_failed", "delivered", "retried" (an attempt failed) or "dropped" (attempts exhausted).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});

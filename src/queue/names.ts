@@ -1,4 +1,5 @@
 import type { PodSelector } from '../directive/types.js';
+import type { SelectorJobData } from './selector-job.js';
 
 /** The one queue every selector job goes through; keys live under QUEUE_PREFIX. */
 export const QUEUE_NAME = 'bounce';
@@ -11,7 +12,7 @@ export function selectorJobId(uid: string, generation: number, selectorIndex: nu
   return `${uid}.g${generation}.s${selectorIndex}`;
 }
 
-/** Job name as the dashboard shows it. */
+/** Job name: which directive, which of its selectors, and the pods it selects. */
 export function selectorJobName(
   directive: string,
   selectorIndex: number,
@@ -20,7 +21,23 @@ export function selectorJobName(
   const labels = Object.entries(selector.labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
-  return `${directive} #${selectorIndex} ${selector.namespace}${labels ? ` ${labels}` : ''}`;
+  return `${directive} · selector ${selectorIndex} · ${selector.namespace}${labels ? ` ${labels}` : ''}`;
+}
+
+/**
+ * What the dashboard shows of a selector job: its name, the generation and where the selector
+ * stands (its step, pods bounced of those chosen, and the batch of deletions in flight), read from
+ * the progress the worker persists in the job's data after every effect.
+ */
+export function selectorJobLabel(name: string, data: Partial<SelectorJobData> | undefined): string {
+  const progress = data?.progress;
+  if (progress === undefined) return name;
+  const parts = [`generation ${data?.generation ?? '?'}`, progress.step];
+  if (progress.chosen !== undefined) {
+    parts.push(`${progress.bounced?.length ?? 0}/${progress.chosen.length} pods bounced`);
+  }
+  if (progress.inFlight?.length) parts.push(`batch of ${progress.inFlight.length} in flight`);
+  return `${name} — ${parts.join(', ')}`;
 }
 
 /** Redis key that marks a directive generation as accepted (kept after its jobs finish). */

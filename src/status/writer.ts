@@ -6,6 +6,23 @@ import type { Transition } from './transitions.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
+/** A transition the API server accepted: what observers (metrics, notifications) are told. */
+export interface TransitionWritten {
+  /** The run the writer worked for; `runKey` is present when the caller knows it. */
+  target: ObjectRef & { uid: string; generation: number; runKey?: string };
+  transition: Transition;
+  /** The directive as the API server returned it after the patch. */
+  directive: Directive;
+}
+
+export interface StatusWriterOptions {
+  /**
+   * Called once per written transition, after its Event. It must not throw or block: an observer
+   * never delays or fails the status write (errors are logged and dropped).
+   */
+  onTransition?: (written: TransitionWritten) => void;
+}
+
 const MAX_CONFLICTS = 10;
 
 /**
@@ -17,6 +34,7 @@ export class StatusWriter {
   constructor(
     private readonly kube: KubeGateway,
     private readonly log: Logger,
+    private readonly options: StatusWriterOptions = {},
   ) {}
 
   /**
@@ -40,6 +58,7 @@ export class StatusWriter {
       try {
         const written = await this.kube.patchDirectiveStatus(directive, patch);
         await this.record(written, transition);
+        this.notify({ target, transition, directive: written });
         return 'written';
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
@@ -48,6 +67,17 @@ export class StatusWriter {
           'status write conflicted; re-reading',
         );
       }
+    }
+  }
+
+  private notify(written: TransitionWritten): void {
+    try {
+      this.options.onTransition?.(written);
+    } catch (error) {
+      this.log.warn(
+        { err: error, transition: written.transition.describe },
+        'transition observer failed',
+      );
     }
   }
 

@@ -111,7 +111,15 @@ describe('the dashboard at /admin/queues', () => {
     const queue = body.queues.find((candidate: any) => candidate.name === 'bounce');
     expect(queue).toBeDefined();
     const job = queue.jobs.find((candidate: any) => candidate.id === accepted.body.jobIds[0]);
-    expect(job.name).toBe('istio-system/shown #0 istio-system app=istiod');
+    expect(job.name).toBe(
+      'istio-system/shown · selector 0 · istio-system app=istiod — generation 1, done, 1/1 pods bounced',
+    );
+    // Retry is offered for failed jobs only: a completed selector retried would bounce again.
+    expect(queue).toMatchObject({
+      readOnlyMode: false,
+      allowRetries: true,
+      allowCompletedRetries: false,
+    });
     expect(job.data).toMatchObject({
       selector: { namespace: 'istio-system' },
       progress: { step: 'done' },

@@ -128,7 +128,8 @@ describe('templates', () => {
   });
 
   it('set only environment variables pod-bouncer reads', () => {
-    const config = read('src/config.ts');
+    // config.ts parses every variable; the Redis topology's are parsed beside their connections.
+    const config = read('src/config.ts') + read('src/queue/redis-topology.ts');
     const known = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
     // Chart-internal: spliced into REDIS_URL by Kubernetes, read by redis-cli in the Redis pod, and
     // read by Node itself (the heap cap).
@@ -216,6 +217,103 @@ describe('templates', () => {
   });
 });
 
+describe('conventional values, Redis topologies and monitoring', () => {
+  const template = (file: string): string => read(`charts/pod-bouncer/templates/${file}`);
+
+  it('name per-role values the way popular charts do', () => {
+    for (const role of ['api', 'worker']) {
+      for (const key of [
+        'replicaCount',
+        'revisionHistoryLimit',
+        'priorityClassName',
+        'podAnnotations',
+        'nodeSelector',
+        'tolerations',
+        'affinity',
+      ]) {
+        expect(hasPath(values, [role, key]), `${role}.${key}`).toBe(true);
+      }
+      const text = template(`deployment-${role}.yaml`);
+      expect(text).toContain(`replicas: {{ .Values.${role}.replicaCount }}`);
+      expect(text).toContain(`revisionHistoryLimit: {{ .Values.${role}.revisionHistoryLimit }}`);
+      expect(text).toContain(`{{- with .Values.${role}.priorityClassName }}`);
+    }
+    expect(hasPath(values, ['api', 'replicas'])).toBe(false);
+  });
+
+  it('pin the image by digest when one is given', () => {
+    const validate = validator();
+    const digest = `sha256:${'a'.repeat(64)}`;
+    expect(validate(valuesWith(['image', 'digest'], digest))).toBe(true);
+    expect(validate(valuesWith(['image', 'digest'], 'latest'))).toBe(false);
+    expect(read('charts/pod-bouncer/templates/_helpers.tpl')).toContain(
+      'printf "%s@%s" .Values.image.repository .Values.image.digest',
+    );
+  });
+
+  it('point at Redis Sentinel or Cluster instead of REDIS_URL', () => {
+    const validate = validator();
+    expect(validate(valuesWith(['redisSentinel', 'sentinels'], ['s-0:26379', 's-1:26379']))).toBe(
+      true,
+    );
+    expect(validate(valuesWith(['redisSentinel', 'sentinels'], ['s-0']))).toBe(false);
+    expect(validate(valuesWith(['redisCluster', 'nodes'], ['r-0:6379']))).toBe(true);
+    const helpers = read('charts/pod-bouncer/templates/_helpers.tpl');
+    for (const name of [
+      'REDIS_SENTINELS',
+      'REDIS_SENTINEL_NAME',
+      'REDIS_SENTINEL_PASSWORD',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_USERNAME',
+      'REDIS_TLS',
+    ]) {
+      expect(helpers).toContain(`- name: ${name}\n`);
+    }
+    // Exactly one Redis source, and Cluster needs a hash-tagged prefix: said in one sentence each.
+    expect(helpers).toContain('redisSentinel.enabled=true or redisCluster.enabled=true.');
+    expect(helpers).toMatch(/config\.queuePrefix must carry a hash tag/);
+  });
+
+  it('scrape both roles with a ServiceMonitor or a PodMonitor, keeping the metrics own labels', () => {
+    const monitors = template('servicemonitor.yaml');
+    expect(monitors).toContain('kind: ServiceMonitor');
+    expect(monitors).toContain('kind: PodMonitor');
+    expect(monitors).toContain('range $role := list "api" "worker"');
+    expect(monitors).toContain('ternary "http" "metrics" (eq $role "api")');
+    expect(monitors.match(/honorLabels: true/g)).toHaveLength(2);
+    // The ports those names refer to.
+    expect(template('deployment-api.yaml')).toMatch(/- name: http\n\s+containerPort: 8080/);
+    expect(template('deployment-worker.yaml')).toMatch(/- name: metrics\n\s+containerPort: 8080/);
+    expect(hasPath(values, ['serviceMonitor', 'enabled'])).toBe(true);
+    expect(hasPath(values, ['podMonitor', 'enabled'])).toBe(true);
+  });
+
+  it('fill every placeholder of the alert rules from values', () => {
+    const rules = read('charts/pod-bouncer/files/prometheus-rules.yaml');
+    const placeholders = new Set([...rules.matchAll(/__[A-Z_]+__/g)].map((m) => m[0]));
+    const replaced = new Set(
+      [...template('prometheusrule.yaml').matchAll(/replace "(__[A-Z_]+__)"/g)].map((m) => m[1]),
+    );
+    expect([...placeholders].sort()).toEqual([...replaced].sort());
+    expect(template('prometheusrule.yaml')).toContain('kind: PrometheusRule');
+    expect(values.prometheusRule).toMatchObject({ enabled: false, stuckMinutes: 30 });
+  });
+
+  it('ship the Grafana dashboard in a ConfigMap the sidecar finds', () => {
+    const text = template('grafana-dashboard.yaml');
+    expect(text).toContain('grafana_dashboard: "1"');
+    expect(text).toContain('.Files.Get "files/grafana-dashboard.json"');
+    const dashboard = JSON.parse(read('charts/pod-bouncer/files/grafana-dashboard.json')) as Tree;
+    expect(dashboard.uid).toBe('pod-bouncer');
+  });
+
+  it('send notifications to a receiver named by a Secret', () => {
+    const helpers = read('charts/pod-bouncer/templates/_helpers.tpl');
+    expect(helpers).toMatch(/- name: NOTIFY_URL\n\s+valueFrom:\n\s+secretKeyRef:/);
+    expect(values.notifications).toMatchObject({ format: 'cloudevents' });
+  });
+});
+
 describe('the CRD', () => {
   const crd = parse(read('charts/pod-bouncer/crds/podbouncedirectives.yaml')) as {
     spec: {
@@ -291,6 +389,25 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^ENTRYPOINT \["node", "dist\/cli\.js"\]$/m);
     expect(runtime).toMatch(/^CMD \["all"\]$/m);
     expect(dockerfile).not.toMatch(/\bnpx\b/);
+  });
+
+  it('carries the OCI image labels, the version matching package.json', () => {
+    const labels = [...dockerfile.matchAll(/org\.opencontainers\.image\.([a-z.]+)=/g)].map(
+      (m) => m[1],
+    );
+    for (const name of [
+      'title',
+      'description',
+      'version',
+      'revision',
+      'created',
+      'source',
+      'licenses',
+    ]) {
+      expect(labels).toContain(name);
+    }
+    const version = (JSON.parse(read('package.json')) as { version: string }).version;
+    expect(dockerfile).toContain(`ARG VERSION=${version}`);
   });
 
   it('keeps the build context small with .dockerignore', () => {

@@ -49,7 +49,11 @@ app.kubernetes.io/part-of: pod-bouncer
 {{- end -}}
 
 {{- define "pod-bouncer.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "pod-bouncer.redisName" -}}
@@ -72,11 +76,25 @@ app.kubernetes.io/part-of: pod-bouncer
 {{- end -}}
 {{- $redis := .Values.redis -}}
 {{- $sources := 0 -}}
+{{- if .Values.redisSentinel.enabled }}{{ $sources = add1 $sources }}{{ end -}}
+{{- if .Values.redisCluster.enabled }}{{ $sources = add1 $sources }}{{ end -}}
 {{- if $redis.builtin.enabled }}{{ $sources = add1 $sources }}{{ end -}}
 {{- if $redis.external.url }}{{ $sources = add1 $sources }}{{ end -}}
 {{- if $redis.external.existingSecret }}{{ $sources = add1 $sources }}{{ end -}}
 {{- if ne $sources 1 -}}
-{{- fail "redis: choose exactly one of redis.builtin.enabled=true, redis.external.url or redis.external.existingSecret." -}}
+{{- fail "redis: choose exactly one of redis.builtin.enabled=true, redis.external.url, redis.external.existingSecret, redisSentinel.enabled=true or redisCluster.enabled=true." -}}
+{{- end -}}
+{{- if and .Values.redisSentinel.enabled (not .Values.redisSentinel.sentinels) -}}
+{{- fail "redisSentinel.sentinels must list the sentinels (host:port) when redisSentinel.enabled=true." -}}
+{{- end -}}
+{{- if and .Values.redisCluster.enabled (not .Values.redisCluster.nodes) -}}
+{{- fail "redisCluster.nodes must list seed nodes (host:port) when redisCluster.enabled=true." -}}
+{{- end -}}
+{{- if and .Values.redisCluster.enabled (not (regexMatch "\\{[^}]+\\}" .Values.config.queuePrefix)) -}}
+{{- fail "config.queuePrefix must carry a hash tag such as {pod-bouncer} when redisCluster.enabled=true." -}}
+{{- end -}}
+{{- if and .Values.serviceMonitor.enabled .Values.podMonitor.enabled -}}
+{{- fail "serviceMonitor.enabled and podMonitor.enabled exclude each other: each would scrape every pod." -}}
 {{- end -}}
 {{- if and $redis.external.url (not (regexMatch "^rediss?://" $redis.external.url)) -}}
 {{- fail "redis.external.url must be a redis:// or rediss:// URL." -}}
@@ -88,7 +106,7 @@ app.kubernetes.io/part-of: pod-bouncer
 {{- fail "ingress.enabled exposes only the dashboard, which is off without dashboard.existingSecret." -}}
 {{- end -}}
 {{- if and .Values.keda.enabled (not (include "pod-bouncer.kedaAddress" .)) -}}
-{{- fail "keda.redis.address (host:port) is required when Redis comes from redis.external.existingSecret." -}}
+{{- fail "keda.redis.address (host:port) is required when Redis comes from redis.external.existingSecret, redisSentinel or redisCluster." -}}
 {{- end -}}
 {{- end -}}
 
@@ -100,7 +118,9 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
 */}}
 {{- define "pod-bouncer.redisEnv" -}}
 {{- $redis := .Values.redis -}}
-{{- if $redis.builtin.enabled -}}
+{{- if or .Values.redisSentinel.enabled .Values.redisCluster.enabled -}}
+{{ include "pod-bouncer.redisTopologyEnv" . }}
+{{- else if $redis.builtin.enabled -}}
 {{- if $redis.builtin.auth.existingSecret -}}
 - name: REDIS_PASSWORD
   valueFrom:
@@ -120,6 +140,53 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
       name: {{ default (include "pod-bouncer.redisUrlSecretName" .) $redis.external.existingSecret }}
       key: {{ ternary $redis.external.existingSecretKey "url" (not (empty $redis.external.existingSecret)) }}
 {{- end -}}
+{{- end -}}
+
+{{/* REDIS_SENTINELS or REDIS_CLUSTER_NODES, with the data nodes' credentials and TLS. */}}
+{{- define "pod-bouncer.redisTopologyEnv" -}}
+{{- $t := ternary .Values.redisSentinel .Values.redisCluster .Values.redisSentinel.enabled -}}
+{{- if .Values.redisSentinel.enabled -}}
+- name: REDIS_SENTINELS
+  value: {{ join "," $t.sentinels | quote }}
+- name: REDIS_SENTINEL_NAME
+  value: {{ $t.masterName | quote }}
+{{- with $t.sentinelPasswordSecret.name }}
+- name: REDIS_SENTINEL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $t.sentinelPasswordSecret.key }}
+{{- end }}
+{{- else -}}
+- name: REDIS_CLUSTER_NODES
+  value: {{ join "," $t.nodes | quote }}
+{{- end }}
+{{- with $t.username }}
+- name: REDIS_USERNAME
+  value: {{ . | quote }}
+{{- end }}
+{{- with $t.passwordSecret.name }}
+- name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $t.passwordSecret.key }}
+{{- end }}
+- name: REDIS_TLS
+  value: {{ $t.tls | quote }}
+{{- end -}}
+
+{{/* NOTIFY_URL from a Secret and NOTIFY_FORMAT, when notifications.urlSecret.name is set. */}}
+{{- define "pod-bouncer.notifyEnv" -}}
+{{- with .Values.notifications.urlSecret.name }}
+- name: NOTIFY_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $.Values.notifications.urlSecret.key }}
+{{- end }}
+- name: NOTIFY_FORMAT
+  value: {{ .Values.notifications.format | quote }}
 {{- end -}}
 
 {{/* What both roles read: queue, Kubernetes client, workflow settings. */}}
@@ -146,6 +213,7 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
   value: {{ $c.logLevel | quote }}
 - name: JOB_LOCK_MS
   value: {{ $c.jobLockMs | quote }}
+{{- include "pod-bouncer.notifyEnv" . }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}

@@ -1,0 +1,43 @@
+import { createRequire } from 'node:module';
+import type { DirectiveState } from '../directive/types.js';
+import type { TransitionWritten } from '../status/writer.js';
+import {
+  buildInfo,
+  directiveLastFinished,
+  directiveLastTransition,
+  directiveState,
+  statusTransitions,
+} from './registry.js';
+
+const STATES: readonly DirectiveState[] = ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED'];
+
+/** The version of package.json, read once (the file ships beside dist/ and src/). */
+function packageVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('../../package.json') as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Sets `pod_bouncer_build_info` for this process's role. */
+export function recordBuildInfo(role: string): void {
+  buildInfo.set({ version: packageVersion(), node: process.version, role }, 1);
+}
+
+/**
+ * The status writer's hook: the directive's state series (1 for the state just written, 0 for
+ * the others), when it last changed and, for FINISHED, when its run finished.
+ */
+export function observeTransition(written: TransitionWritten, now = Date.now()): void {
+  const { namespace, name } = written.directive.metadata;
+  statusTransitions.inc({ transition: written.transition.describe });
+  const state = written.directive.status?.state;
+  const seconds = now / 1000;
+  directiveLastTransition.set({ namespace, name }, seconds);
+  if (state === undefined) return;
+  for (const each of STATES)
+    directiveState.set({ namespace, name, state: each }, each === state ? 1 : 0);
+  if (state === 'FINISHED') directiveLastFinished.set({ namespace, name }, seconds);
+}

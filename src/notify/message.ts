@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { CloudEvent, HTTP } from 'cloudevents';
+import type { DirectiveStatus } from '../directive/types.js';
+import type { TransitionWritten } from '../status/writer.js';
+
+export type NotifyFormat = 'cloudevents' | 'slack';
+
+/** The transitions people are told about; the CloudEvent type is `io.pod-bouncer.directive.<kind>`. */
+export const NOTIFIED = [
+  'accepted',
+  'bouncing',
+  'waiting',
+  'paused',
+  'finished',
+  'failed',
+  'aborted',
+] as const;
+export type NotifiedKind = (typeof NOTIFIED)[number];
+
+/** What a notification job carries: everything needed to send it again, identically. */
+export interface Notification {
+  id: string;
+  type: string;
+  source: string;
+  time: string;
+  data: {
+    directive: { namespace: string; name: string; uid: string; generation: number };
+    run: { uid: string; generation: number; runKey: string; selector?: number };
+    state: string | undefined;
+    message: string;
+    status: DirectiveStatus;
+  };
+}
+
+/**
+ * The kind of a transition, from the reason of the Event that was written with it (a combined
+ * write tells the reason of the part that changed something). Failures whose error is "aborted"
+ * are aborts.
+ */
+function kindOf(written: TransitionWritten): NotifiedKind | undefined {
+  const reason = written.transition.event.reason.toLowerCase();
+  if (reason === 'failed' && /: aborted$/.test(written.directive.status?.error ?? '')) {
+    return 'aborted';
+  }
+  return (NOTIFIED as readonly string[]).includes(reason) ? (reason as NotifiedKind) : undefined;
+}
+
+/** The selector a transition is about, when its Event message names one. */
+function selectorOf(written: TransitionWritten): number | undefined {
+  const match = /selector (\d+)/i.exec(written.transition.event.message);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * The notification of a written transition, or undefined for transitions that are not told
+ * (pods chosen). The id is derived from the run and the transition only, so every delivery of
+ * the same transition, by any process, carries the same id.
+ */
+export function notificationOf(
+  written: TransitionWritten,
+  now = new Date(),
+): Notification | undefined {
+  const kind = kindOf(written);
+  if (kind === undefined) return undefined;
+  const { uid, generation, namespace, name } = written.directive.metadata;
+  const runKey = written.target.runKey ?? '0';
+  const selector = selectorOf(written);
+  const id = createHash('sha256')
+    .update([uid, generation, runKey, selector ?? '-', kind].join('|'))
+    .digest('hex')
+    .slice(0, 32);
+  return {
+    id,
+    type: `io.pod-bouncer.directive.${kind}`,
+    source: `/pod-bouncer/${namespace}/${name}`,
+    time: now.toISOString(),
+    data: {
+      directive: { namespace, name, uid, generation },
+      run: { uid, generation, runKey, ...(selector === undefined ? {} : { selector }) },
+      state: written.directive.status?.state,
+      message: written.transition.event.message,
+      status: written.directive.status ?? {},
+    },
+  };
+}
+
+export interface HttpRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A structured-mode CloudEvent (`application/cloudevents+json`), or Slack's `{"text": …}`. */
+export function render(notification: Notification, format: NotifyFormat): HttpRequest {
+  if (format === 'slack') {
+    const { directive, state, message } = notification.data;
+    const text = `pod-bouncer: ${directive.namespace}/${directive.name} is ${state ?? 'unknown'} (generation ${directive.generation}): ${message}`;
+    return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) };
+  }
+  const event = new CloudEvent({
+    specversion: '1.0',
+    id: notification.id,
+    type: notification.type,
+    source: notification.source,
+    subject: `${notification.data.directive.namespace}/${notification.data.directive.name}`,
+    time: notification.time,
+    datacontenttype: 'application/json',
+    data: notification.data,
+  });
+  const message = HTTP.structured(event);
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(message.headers)) headers[key] = String(value);
+  return { headers, body: String(message.body) };
+}
