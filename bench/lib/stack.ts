@@ -80,7 +80,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     };
     const status = new StatusWriter(kube, log);
     if (mode === 'watch') {
-      caches = createWatchCaches(config, kube, log);
+      caches = createWatchCaches(kube, log);
       wakeups = new Wakeups(caches.view, log);
     }
     worker = startWorker(
