@@ -57,8 +57,8 @@ export class PodClient implements PodOperations {
       await this.requests.call(
         { verb: 'delete', what: `delete pod ${namespace}/${name}` },
         // The client-node call runs only for a cluster without any TLS settings (https trusted
-        // through the system CAs), where client-node has no dispatcher to lend. The simulator
-        // cannot reach it: client-node refuses http:// unless insecure-skip-tls-verify is set.
+        // through the system CAs), where client-node has no dispatcher to lend
+        // (test/integration/pod-delete-no-tls.test.ts).
         async () =>
           (await sendPodDelete(this.kubeConfig, pod)) ??
           this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
