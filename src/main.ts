@@ -23,6 +23,7 @@ export async function run(role: RoleName, config: Config, log: Logger): Promise<
     if (err) log.error({ err }, 'stopping after an unexpected error');
     else log.info({ signal }, 'stopping');
     for (const started of roles.reverse()) await started.close();
+    await kube.close();
   });
 }
 

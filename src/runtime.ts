@@ -6,7 +6,7 @@ import { buildApp } from './ingress/app.js';
 import { loadKubeConfig } from './kube/client.js';
 import { KubeGateway } from './kube/gateway.js';
 import type { DirectiveCache } from './kube/informer-directives.js';
-import { createWatchCaches } from './kube/watch-caches.js';
+import { sharedWatchCaches } from './kube/watch-caches.js';
 import type { Logger } from './logger.js';
 import {
   createProducerConnection,
@@ -26,12 +26,13 @@ export interface Role {
   close(): Promise<void>;
 }
 
+/**
+ * The process's one door to the API server: one KubeConfig (and its kept-alive connections),
+ * one rate limiter, and, through `sharedWatchCaches`, one set of watch caches for every role
+ * started on it. Close it after the roles (`kube.close()`).
+ */
 export function createKubeGateway(config: Config): KubeGateway {
-  const kubeConfig = loadKubeConfig({
-    ...(config.kubeconfig ? { kubeconfig: config.kubeconfig } : {}),
-    ...(config.kubeContext ? { context: config.kubeContext } : {}),
-  });
-  return new KubeGateway(kubeConfig, { qps: config.kubeQps, burst: config.kubeBurst });
+  return new KubeGateway(loadKubeConfig(config), { qps: config.kubeQps, burst: config.kubeBurst });
 }
 
 /**
@@ -90,7 +91,7 @@ export async function startServe(
   const observers = transitionObservers(config, redis, log);
   const status = new StatusWriter(kube, log.child({ component: 'status' }), observers.options);
   // Directives only, per namespace on first use: events that carry a version are answered from it.
-  const caches = createWatchCaches(config, kube, log);
+  const caches = sharedWatchCaches(kube, log);
   const app = await buildApp({
     config,
     log,
@@ -133,7 +134,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const redis = createWorkerConnection(config.redis);
   redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
   const workflowLog = log.child({ component: 'workflow' });
-  const caches = createWatchCaches(config, kube, log);
+  const caches = sharedWatchCaches(kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);
   // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
   const producer = config.notify ? createProducerConnection(config.redis) : undefined;

@@ -1,21 +1,21 @@
-// An in-process pod-bouncer on real parts, for benchmarks: the simulator over HTTP, the real
-// client-node, the real Redis under a prefix of its own, the api, and a worker whose wake-ups
-// can be switched off (the polling baseline).
+// An in-process pod-bouncer on real parts, for benchmarks (`src/stack/sim-stack.ts`): the
+// simulator over HTTP, the real client-node, the real Redis under a prefix of its own, the api,
+// and a worker whose wake-ups can be switched off (the polling baseline).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
-import { createWatchCaches, type WatchCaches } from '../../src/kube/watch-caches.js';
-import { createLogger } from '../../src/logger.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
-import { createKubeGateway, startServe, type ServeRole } from '../../src/runtime.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import type { ServeRole } from '../../src/runtime.js';
+import type { Simulator } from '../../src/sim/index.js';
+import {
+  deletePrefix as deleteKeys,
+  directiveManifest,
+  startSimStack,
+  type SimStack,
+} from '../../src/stack/sim-stack.js';
 import { StatusWriter } from '../../src/status/writer.js';
-import { Wakeups } from '../../src/workflow/wakeups.js';
+import type { Wakeups } from '../../src/workflow/wakeups.js';
 import { startWorker } from '../../src/workflow/worker.js';
 
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -43,72 +43,35 @@ export interface Stack {
 }
 
 export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {
-  const sim = await startSimulator({ seed: 11, watchHistorySize: 100_000 });
-  const dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-bench-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  await sim.writeKubeconfig(kubeconfig);
-  const prefix = `pbbench-${name}-${randomBytes(3).toString('hex')}`;
-  const env: Record<string, string> = {
-    REDIS_URL,
-    KUBECONFIG: kubeconfig,
-    WEBHOOK_TOKENS: TOKEN,
-    QUEUE_PREFIX: prefix,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    POLL_INTERVAL_MS: '1000',
-    KUBE_QPS: '100000',
-    KUBE_BURST: '100000',
-    WORKER_CONCURRENCY: '50',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-    ...options.env,
-  };
-  const config = loadConfig(env);
-  const log = createLogger(config.logLevel);
-  const kube = createKubeGateway(config);
-  const serve = await startServe(config, log, kube);
   const mode = options.mode ?? 'watch';
-  let worker: Worker | undefined;
-  let wakeups: Wakeups | undefined;
-  let caches: WatchCaches | undefined;
-  const connection = createWorkerConnection(config.redisUrl);
-  if (options.worker !== false) {
-    const settings = {
-      pollIntervalMs: config.pollIntervalMs,
-      readinessTimeoutSeconds: config.readinessTimeoutSeconds,
-      rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
-      bounceMode: config.bounceMode,
-    };
-    const status = new StatusWriter(kube, log);
-    if (mode === 'watch') {
-      caches = createWatchCaches(config, kube, log);
-      wakeups = new Wakeups(caches.view, log);
-    }
-    worker = startWorker(
-      {
-        kube,
-        status,
-        log,
-        settings,
-        ...(caches ? { directives: caches.directives, view: caches.view } : {}),
-        ...(wakeups ? { wakeups } : {}),
-      },
-      {
-        connection,
-        prefix,
-        concurrency: config.workerConcurrency,
-        lockMs: config.jobLockMs,
-      },
-    );
-  }
+  const stack = await startSimStack({
+    prefix: `pbbench-${name}-${randomBytes(3).toString('hex')}`,
+    simulator: { seed: 11, watchHistorySize: 100_000 },
+    env: {
+      REDIS_URL,
+      WEBHOOK_TOKENS: TOKEN,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      POLL_INTERVAL_MS: '1000',
+      KUBE_QPS: '100000',
+      KUBE_BURST: '100000',
+      WORKER_CONCURRENCY: '50',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+      ...options.env,
+    },
+    worker: options.worker !== false && mode === 'watch',
+  });
+  const polling = options.worker !== false && mode === 'polling' ? pollingWorker(stack) : undefined;
+  const { serve } = stack;
   return {
-    sim,
-    config,
-    env,
-    kubeconfig,
-    kube,
+    sim: stack.sim,
+    config: stack.config,
+    env: stack.env,
+    kubeconfig: stack.kubeconfig,
+    kube: stack.kube,
     serve,
-    worker,
-    wakeups,
+    worker: stack.work?.worker ?? polling?.worker,
+    wakeups: stack.work?.wakeups,
     async post(body) {
       const response = await fetch(`${serve.url}/v1/events`, {
         method: 'POST',
@@ -119,41 +82,50 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
     async close() {
-      await serve.close();
-      await worker?.close();
-      wakeups?.close();
-      await caches?.close();
+      await polling?.close();
+      await stack.close();
+    },
+  };
+}
+
+/** The baseline: a worker with no watch caches and no wake-ups, only the delayed re-check. */
+function pollingWorker(stack: SimStack): { worker: Worker; close(): Promise<void> } {
+  const { config, kube, log } = stack;
+  const connection = createWorkerConnection(config.redis);
+  const worker = startWorker(
+    {
+      kube,
+      status: new StatusWriter(kube, log),
+      log,
+      settings: {
+        pollIntervalMs: config.pollIntervalMs,
+        readinessTimeoutSeconds: config.readinessTimeoutSeconds,
+        rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
+        bounceMode: config.bounceMode,
+      },
+    },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: config.workerConcurrency,
+      lockMs: config.jobLockMs,
+    },
+  );
+  return {
+    worker,
+    async close() {
+      await worker.close();
       connection.disconnect();
-      await sim.close();
-      await deletePrefix(prefix);
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
 export async function deletePrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await deleteKeys(REDIS_URL, prefix);
 }
 
 /** A directive manifest with the given selectors. */
-export function directive(namespace: string, name: string, podsToBounce: object[]) {
-  return {
-    apiVersion: 'internal.gloo.solo.io/v2',
-    kind: 'PodBounceDirective',
-    metadata: { namespace, name },
-    spec: { podsToBounce },
-  };
-}
+export const directive = directiveManifest;
 
 /** Polls until `check` returns true, or fails with `what`. */
 export async function until(what: string, check: () => boolean, timeoutMs = 600_000) {

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
-import { createKubeGateway, startServe, startWork, type ServeRole } from '../runtime.js';
-import { demoMesh, startSimulator, type Simulator } from '../sim/index.js';
+import { demoMesh, type Simulator } from '../sim/index.js';
+import { startSimStack } from '../stack/sim-stack.js';
 import { ProgressPrinter, type Print } from './progress.js';
 
 const DEMO_TIMEOUT_MS = 120_000;
@@ -37,32 +32,26 @@ async function postEvent(
  */
 export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
   const print: Print = (line) => process.stdout.write(`${line}\n`);
-  const sim = await startSimulator();
-  const dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-demo-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  await sim.writeKubeconfig(kubeconfig);
-  const prefix = `pod-bouncer-demo-${randomBytes(4).toString('hex')}`;
-  const config = loadConfig({
-    REDIS_URL: env.REDIS_URL,
-    LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
-    KUBECONFIG: kubeconfig,
-    WEBHOOK_AUTH: 'none',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    QUEUE_PREFIX: prefix,
-    POLL_INTERVAL_MS: '250',
-    READINESS_TIMEOUT_SECONDS: '60',
-    ROOT_CERT_SYNC_TIMEOUT_SECONDS: '60',
+  // The demo's queue prefix is its own: the stack leaves nothing of it behind in a shared Redis.
+  const stack = await startSimStack({
+    prefix: `pod-bouncer-demo-${randomBytes(4).toString('hex')}`,
+    env: {
+      REDIS_URL: env.REDIS_URL,
+      LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+      WEBHOOK_AUTH: 'none',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      POLL_INTERVAL_MS: '250',
+      READINESS_TIMEOUT_SECONDS: '60',
+      ROOT_CERT_SYNC_TIMEOUT_SECONDS: '60',
+    },
   });
-  const log = createLogger(config.logLevel);
-  const kube = createKubeGateway(config);
+  const { sim, kube, serve } = stack;
   const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 5000 }) as {
     metadata: { namespace: string; name: string };
   };
   print(`Simulated cluster at ${sim.url}. Mesh pods before the rotation:`);
   describeMesh(sim, print);
-  const work = startWork(config, log, kube);
-  const serve = await startServe(config, log, kube);
   try {
     const ref = { namespace: directive.metadata.namespace, name: directive.metadata.name };
     print(`\nPOST ${serve.url}/v1/events for directive ${ref.namespace}/${ref.name}`);
@@ -84,20 +73,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     );
     return finished ? 0 : 1;
   } finally {
-    await removeQueue(serve, config.queuePrefix);
-    await serve.close();
-    await work.close();
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** The demo's queue prefix is its own: leave nothing of it behind in a shared Redis. */
-async function removeQueue(serve: ServeRole, prefix: string): Promise<void> {
-  await serve.queue.obliterate({ force: true }).catch(() => undefined);
-  // SCAN, not KEYS: the Redis may be shared with other installations.
-  for await (const keys of serve.redis.scanStream({ match: `${prefix}:*`, count: 500 })) {
-    if ((keys as string[]).length > 0) await serve.redis.del(...(keys as string[]));
+    await stack.close();
   }
 }
 

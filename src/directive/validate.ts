@@ -1,3 +1,4 @@
+import { isRecord } from '../records.js';
 import type { DirectiveSpec, PodSelector, RootCertSync } from './types.js';
 import { isLabelKey, isLabelValue, isNamespaceName, isObjectName } from './syntax.js';
 
@@ -8,10 +9,6 @@ export interface Problem {
 }
 
 const UINT32_MAX = 4_294_967_295;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function checkRef(value: unknown, field: string, problems: Problem[]): void {
   if (!isRecord(value)) {

@@ -53,15 +53,24 @@ export function parseDirectiveObject(
   if (kind !== DIRECTIVE_KIND)
     throw new BadEventError(`${field}.kind`, `must be ${DIRECTIVE_KIND}`);
   const ref = parseRef(value.metadata, `${field}.metadata`);
-  const spec = withMapLabels(value.spec);
-  const problems = validateSpec(spec);
-  if (problems.length > 0) throw new InvalidDirectiveError(problems);
+  const spec = checkedSpec(withMapLabels(value.spec));
   const labels =
     isRecord(value.metadata) && isRecord(value.metadata.labels) ? value.metadata.labels : undefined;
   return {
     apiVersion: DIRECTIVE_API_VERSION,
     kind: DIRECTIVE_KIND,
     metadata: { ...ref, ...(labels ? { labels: labels as Record<string, string> } : {}) },
-    spec: normalizeSpec(spec as DirectiveSpec),
+    spec,
   };
+}
+
+/**
+ * A spec as the CRD would accept it, with its defaults filled in; InvalidDirectiveError (422)
+ * naming every offending field otherwise. Also for directives read from a cluster that may serve
+ * the CRD without its schema.
+ */
+export function checkedSpec(spec: unknown): DirectiveSpec {
+  const problems = validateSpec(spec);
+  if (problems.length > 0) throw new InvalidDirectiveError(problems);
+  return normalizeSpec(spec as DirectiveSpec);
 }

@@ -2,10 +2,9 @@ import { isNamespaceName, isObjectName } from '../directive/syntax.js';
 import type { ObjectRef } from '../directive/types.js';
 import type { SeenVersion } from './cert-issued.js';
 import { BadEventError } from './errors.js';
+import { isRecord } from '../records.js';
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** RFC 3339 timestamp, or undefined when absent. */
 export function parseTime(value: unknown, field: string): Date | undefined {

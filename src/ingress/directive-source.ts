@@ -1,7 +1,6 @@
 import type { Directive } from '../directive/types.js';
-import { normalizeSpec, validateSpec } from '../directive/validate.js';
 import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
-import { InvalidDirectiveError } from '../events/errors.js';
+import { checkedSpec } from '../events/directive-object.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
 import type { AppDeps } from './deps.js';
 
@@ -49,7 +48,5 @@ export async function resolveDirective(
       ? await deps.kube.applyDirective(event.manifest)
       : await readReference(deps, event);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
-  const problems = validateSpec(directive.spec);
-  if (problems.length > 0) throw new InvalidDirectiveError(problems);
-  return { ...directive, spec: normalizeSpec(directive.spec) };
+  return { ...directive, spec: checkedSpec(directive.spec) };
 }

@@ -1,12 +1,11 @@
 import type { CertIssued } from '../events/cert-issued.js';
-import { InvalidDirectiveError } from '../events/errors.js';
+import { checkedSpec } from '../events/directive-object.js';
 import {
   directiveKey,
   type DirectiveSpec,
   type PodSelector,
   type RootCertSync,
 } from '../directive/types.js';
-import { normalizeSpec, validateSpec } from '../directive/validate.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { needsBounce } from '../workflow/steps/select.js';
 import type { AppDeps } from './deps.js';
@@ -106,14 +105,12 @@ async function planTarget(
     return { key: directiveKey(metadata), uid: null, generation: null, spec };
   }
   const directive = await deps.kube.getDirective(event.ref);
-  const problems = validateSpec(directive.spec);
-  if (problems.length > 0) throw new InvalidDirectiveError(problems);
   const { uid, generation } = directive.metadata;
   return {
     key: directiveKey(directive.metadata),
     uid,
     generation,
-    spec: normalizeSpec(directive.spec),
+    spec: checkedSpec(directive.spec),
   };
 }
 

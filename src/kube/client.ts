@@ -51,16 +51,17 @@ export class ConnectionReusingKubeConfig extends KubeConfig {
 }
 
 /**
- * Loads API access: an explicit kubeconfig file (KUBECONFIG) or client-node's default search
- * (in-cluster service account, else ~/.kube/config), then the chosen context if one is named.
+ * Loads the process's API access, once: an explicit kubeconfig file (KUBECONFIG) or client-node's
+ * default search (in-cluster service account, else ~/.kube/config), then the chosen context if
+ * one is named (KUBE_CONTEXT).
  */
-export function loadKubeConfig(options: {
-  kubeconfig?: string;
-  context?: string;
+export function loadKubeConfig(config: {
+  kubeconfig?: string | undefined;
+  kubeContext?: string | undefined;
 }): ConnectionReusingKubeConfig {
   const kubeConfig = new ConnectionReusingKubeConfig();
-  if (options.kubeconfig !== undefined) kubeConfig.loadFromFile(options.kubeconfig);
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
   else kubeConfig.loadFromDefault();
-  if (options.context !== undefined) kubeConfig.setCurrentContext(options.context);
+  if (config.kubeContext) kubeConfig.setCurrentContext(config.kubeContext);
   return kubeConfig;
 }

@@ -1,6 +1,6 @@
-import { NotFoundError } from '../errors.js';
 import type { Directive, ObjectRef } from '../directive/types.js';
 import type { KubeGateway } from './gateway.js';
+import { unlessNotFound } from './not-found.js';
 import type { KubeWatches } from './watches.js';
 
 /** How long an object we wrote stands in for one the watch has not delivered yet. */
@@ -95,13 +95,8 @@ export class DirectiveCache {
   }
 
   /** The directive from the cache when fresh, else the API; undefined when it does not exist. */
-  async find(ref: ObjectRef): Promise<Directive | undefined> {
-    try {
-      return await this.getDirective(ref);
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
+  find(ref: ObjectRef): Promise<Directive | undefined> {
+    return unlessNotFound(this.getDirective(ref));
   }
 }
 

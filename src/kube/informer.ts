@@ -3,15 +3,19 @@ import {
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
-  Watch,
 } from '@kubernetes/client-node';
 import type { Logger } from '../logger.js';
+import { watchRestarts } from '../metrics/registry.js';
+import { ObservedWatch, type StreamEnd } from './watch-stream.js';
+import { Watchdog } from './watchdog.js';
 
 export type ChangeKind = 'add' | 'update' | 'delete';
 export type ChangeListener<T> = (kind: ChangeKind, object: T) => void;
 
 /** What to list and watch, and how to trim each object before the cache keeps it. */
 export interface InformerSource {
+  /** The `kind` label of the restart counter, e.g. pods. */
+  kind: string;
   /** The collection's path, e.g. /api/v1/namespaces/ns/pods. */
   path: string;
   list: () => Promise<KubernetesListObject<KubernetesObject>>;
@@ -28,6 +32,8 @@ const MAX_RETRY_MS = 30_000;
  * 410 Gone. What `ListWatch` does not do is come back after any other error (API unreachable,
  * 5xx): this class restarts it with backoff, and reports "not synced" meanwhile, so that
  * callers fall back to a direct API read instead of trusting a cache that may have gone stale.
+ * Nor does it notice a stream that stays open but goes silent: a watchdog does (`watchdog.ts`),
+ * reports "not synced" and lists again. Every restart is counted by kind and reason.
  */
 export class Informer<T> {
   private readonly listWatch: ListWatch<KubernetesObject>;
@@ -38,12 +44,24 @@ export class Informer<T> {
   private retryTimer: NodeJS.Timeout | undefined;
   private started: Promise<void> | undefined;
   private readonly log: Logger;
+  private readonly kind: string;
+  private readonly watch: ObservedWatch;
+  private readonly watchdog: Watchdog;
+  /** A silent stream was ended by the watchdog; its replacement has not connected yet. */
+  private relisting = false;
 
-  constructor(kubeConfig: KubeConfig, source: InformerSource, log: Logger) {
+  constructor(kubeConfig: KubeConfig, source: InformerSource, log: Logger, silenceLimitMs: number) {
     this.log = log;
+    this.kind = source.kind;
+    this.watchdog = new Watchdog(silenceLimitMs, () => this.relistSilent());
+    this.watch = new ObservedWatch(kubeConfig, {
+      opened: () => this.streamOpened(),
+      heard: (bookmark) => this.watchdog.heard(bookmark),
+      ended: (reason) => this.streamEnded(reason),
+    });
     // Objects arrive as the API server sends them; T is how the caller reads them. `slim` runs
     // first, on the very object the cache keeps, to drop what no reader needs (memory).
-    this.listWatch = new ListWatch(source.path, new Watch(kubeConfig), source.list, false);
+    this.listWatch = new ListWatch(source.path, this.watch, source.list, false);
     const slim = source.slim ?? ((): void => undefined);
     const keep = (kind: ChangeKind) => (object: KubernetesObject) => {
       slim(object);
@@ -52,7 +70,10 @@ export class Informer<T> {
     this.listWatch.on('add', keep('add'));
     this.listWatch.on('update', keep('update'));
     this.listWatch.on('delete', (object) => this.emit('delete', object as T));
-    this.listWatch.on('error', (error) => this.restartLater(error));
+    this.listWatch.on('error', (error) => {
+      if (!this.stopped) watchRestarts.inc({ kind: this.kind, reason: 'error' });
+      this.restartLater(error);
+    });
   }
 
   /** Starts the list+watch once; resolves after the first list, or on its failure (not synced). */
@@ -84,6 +105,7 @@ export class Informer<T> {
     this.stopped = true;
     this.synced = false;
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.watchdog.stop();
     await this.listWatch.stop();
   }
 
@@ -97,6 +119,31 @@ export class Informer<T> {
     } catch (error) {
       this.restartLater(error);
     }
+  }
+
+  /** A stream connected: after a silent one was listed again, the cache is current again. */
+  private streamOpened(): void {
+    this.watchdog.opened();
+    if (this.relisting && !this.stopped && this.retryTimer === undefined) this.synced = true;
+    this.relisting = false;
+  }
+
+  /** Errors are counted where they are handled (restartLater); every other end is a restart. */
+  private streamEnded(reason: StreamEnd): void {
+    this.watchdog.closed();
+    if (this.stopped || reason === 'error') return;
+    watchRestarts.inc({ kind: this.kind, reason });
+  }
+
+  /**
+   * The stream is open but has said nothing for longer than a healthy one can: the cache may be
+   * missing changes. Callers go to the API until the watch has listed again.
+   */
+  private relistSilent(): void {
+    if (this.stopped || !this.watch.relist()) return;
+    this.log.warn({ watch: this.kind }, 'watch went silent; listing again');
+    this.relisting = true;
+    this.synced = false;
   }
 
   private emit(kind: ChangeKind, object: T): void {

@@ -1,10 +1,8 @@
-import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { loadKubeConfig } from './client.js';
 import type { KubeGateway } from './gateway.js';
 import { DirectiveCache } from './informer-directives.js';
 import { ClusterView } from './watch-view.js';
-import { KubeWatches } from './watches.js';
+import { KubeWatches, type WatchSettings } from './watches.js';
 
 /** A process's watch caches: started lazily per namespace, stopped together. */
 export interface WatchCaches {
@@ -14,16 +12,24 @@ export interface WatchCaches {
   close(): Promise<void>;
 }
 
+interface Shared {
+  caches: WatchCaches;
+  users: number;
+}
+
+/** One set of caches per gateway, i.e. per process: `all` runs the api and the worker on it. */
+const shared = new WeakMap<KubeGateway, Shared>();
+
 /**
- * Builds the shared watch caches of one process (api or worker). Each process keeps its own:
- * they are caches of the API server, never a source of truth, so N replicas need no coordination.
+ * Builds watch caches on the gateway's own API access. Each process keeps its own: they are
+ * caches of the API server, never a source of truth, so N replicas need no coordination.
  */
-export function createWatchCaches(config: Config, kube: KubeGateway, log: Logger): WatchCaches {
-  const kubeConfig = loadKubeConfig({
-    ...(config.kubeconfig ? { kubeconfig: config.kubeconfig } : {}),
-    ...(config.kubeContext ? { context: config.kubeContext } : {}),
-  });
-  const watches = new KubeWatches(kubeConfig, log.child({ component: 'watches' }));
+export function createWatchCaches(
+  kube: KubeGateway,
+  log: Logger,
+  settings: Partial<WatchSettings> = {},
+): WatchCaches {
+  const watches = new KubeWatches(kube.kubeConfig, log.child({ component: 'watches' }), settings);
   const directives = new DirectiveCache(kube, watches);
   return {
     watches,
@@ -32,6 +38,33 @@ export function createWatchCaches(config: Config, kube: KubeGateway, log: Logger
     async close(): Promise<void> {
       directives.close();
       await watches.close();
+    },
+  };
+}
+
+/**
+ * The process's watch caches, shared by every role started on the same gateway (so `all` watches
+ * a namespace once, not once for the api and once for the worker). Each caller gets a handle;
+ * the caches stop when the last handle is closed.
+ */
+export function sharedWatchCaches(kube: KubeGateway, log: Logger): WatchCaches {
+  let entry = shared.get(kube);
+  if (entry === undefined) {
+    entry = { caches: createWatchCaches(kube, log), users: 0 };
+    shared.set(kube, entry);
+  }
+  entry.users += 1;
+  const held = entry;
+  let closed = false;
+  return {
+    ...held.caches,
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      held.users -= 1;
+      if (held.users > 0) return;
+      shared.delete(kube);
+      await held.caches.close();
     },
   };
 }

@@ -14,9 +14,20 @@ import {
   type Directive,
 } from '../directive/types.js';
 import type { Logger } from '../logger.js';
-import { Informer } from './informer.js';
+import { Informer, type InformerSource } from './informer.js';
 
 export type WatchedKind = 'pods' | 'configmaps' | 'directives';
+
+export interface WatchSettings {
+  /**
+   * How long an open watch may say nothing before it is listed again (shorter once the server's
+   * bookmarks have shown their period; see `Watchdog`). client-node 2.0 itself gives up on a
+   * stream after 30 s without data and resumes from the last resourceVersion.
+   */
+  silenceLimitMs: number;
+}
+
+export const DEFAULT_WATCH_SETTINGS: WatchSettings = Object.freeze({ silenceLimitMs: 45_000 });
 
 interface KindObjects {
   pods: V1Pod;
@@ -37,11 +48,14 @@ export class KubeWatches {
   private readonly custom: CustomObjectsApi;
   private readonly informers = new Map<string, Informer<unknown>>();
   private closed = false;
+  private readonly settings: WatchSettings;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly log: Logger,
+    settings: Partial<WatchSettings> = {},
   ) {
+    this.settings = { ...DEFAULT_WATCH_SETTINGS, ...settings };
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
@@ -79,43 +93,43 @@ export class KubeWatches {
 
   private create<K extends WatchedKind>(kind: K, namespace: string): Informer<KindObjects[K]> {
     const log = this.log.child({ watch: kind, namespace });
-    if (kind === 'pods') {
-      return new Informer<KindObjects[K]>(
-        this.kubeConfig,
-        {
-          path: `/api/v1/namespaces/${namespace}/pods`,
-          list: () => this.core.listNamespacedPod({ namespace }),
-          slim: slimPod,
-        },
-        log,
-      );
-    }
-    if (kind === 'configmaps') {
-      return new Informer<KindObjects[K]>(
-        this.kubeConfig,
-        {
-          path: `/api/v1/namespaces/${namespace}/configmaps`,
-          list: () => this.core.listNamespacedConfigMap({ namespace }),
-        },
-        log,
-      );
-    }
     return new Informer<KindObjects[K]>(
       this.kubeConfig,
-      {
-        path: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`,
-        list: async () => {
-          const list: unknown = await this.custom.listNamespacedCustomObject({
-            group: DIRECTIVE_GROUP,
-            version: DIRECTIVE_VERSION,
-            plural: DIRECTIVE_PLURAL,
-            namespace,
-          });
-          return list as KubernetesListObject<KubernetesObject>;
-        },
-      },
+      this.source(kind, namespace),
       log,
+      this.settings.silenceLimitMs,
     );
+  }
+
+  private source(kind: WatchedKind, namespace: string): InformerSource {
+    if (kind === 'pods') {
+      return {
+        kind,
+        path: `/api/v1/namespaces/${namespace}/pods`,
+        list: () => this.core.listNamespacedPod({ namespace }),
+        slim: slimPod,
+      };
+    }
+    if (kind === 'configmaps') {
+      return {
+        kind,
+        path: `/api/v1/namespaces/${namespace}/configmaps`,
+        list: () => this.core.listNamespacedConfigMap({ namespace }),
+      };
+    }
+    return {
+      kind,
+      path: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`,
+      list: async () => {
+        const list: unknown = await this.custom.listNamespacedCustomObject({
+          group: DIRECTIVE_GROUP,
+          version: DIRECTIVE_VERSION,
+          plural: DIRECTIVE_PLURAL,
+          namespace,
+        });
+        return list as KubernetesListObject<KubernetesObject>;
+      },
+    };
   }
 }
 

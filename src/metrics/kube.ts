@@ -1,23 +1,7 @@
 import { kubeRequestDuration, kubeRequests } from './registry.js';
 
-/**
- * The gateway describes each call in words ("read pod ns/name", "delete pod …"); the first word
- * tells the Kubernetes verb, which keeps the label set small and stable.
- */
-const VERBS: Record<string, string> = {
-  read: 'get',
-  list: 'list',
-  apply: 'patch',
-  write: 'patch',
-  delete: 'delete',
-  evict: 'create',
-  record: 'create',
-  review: 'create',
-};
-
-function verbOf(what: string): string {
-  return VERBS[what.split(' ', 1)[0] ?? ''] ?? 'other';
-}
+/** The Kubernetes verb of a request, the `verb` label: a small, stable set. */
+export type KubeVerb = 'get' | 'list' | 'create' | 'patch' | 'delete';
 
 /** The HTTP status of a failed request (client-node's ApiException has a numeric `code`). */
 function codeOf(error: unknown): string {
@@ -26,8 +10,7 @@ function codeOf(error: unknown): string {
 }
 
 /** Runs one request to the API server, counting it by verb and answer and timing it. */
-export async function observeKubeRequest<T>(what: string, request: () => Promise<T>): Promise<T> {
-  const verb = verbOf(what);
+export async function observeKubeRequest<T>(verb: KubeVerb, request: () => Promise<T>): Promise<T> {
   const stop = kubeRequestDuration.startTimer({ verb });
   try {
     const result = await request();

@@ -62,6 +62,13 @@ export const kubeRequestDuration = new Histogram({
   registers: [registry],
 });
 
+export const watchRestarts = new Counter({
+  name: 'pod_bouncer_watch_restarts_total',
+  help: 'Watch streams started again, by kind and reason: closed by the server, timeout (client-side, no data), expired (410: listed again), error (restarted with backoff), silent (the watchdog listed again).',
+  labelNames: ['kind', 'reason'] as const,
+  registers: [registry],
+});
+
 const JOB_STATES = [
   'waiting',
   'waiting-children',

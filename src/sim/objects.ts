@@ -1,4 +1,14 @@
 // Plain-JSON shapes of the objects the simulator stores and serves, as the API returns them.
+// The directive's own types are pod-bouncer's (type-only: the simulator runs on its own).
+import type {
+  DirectiveState,
+  DirectiveStatus,
+  ObjectRef,
+  PodSelector,
+  RootCertSync,
+} from '../directive/types.js';
+
+export type { DirectiveState, DirectiveStatus, ObjectRef, RootCertSync };
 
 export interface OwnerReference {
   apiVersion: string;
@@ -63,33 +73,8 @@ export interface PodObject extends KubeObject {
   };
 }
 
-export interface ObjectRef {
-  name: string;
-  namespace: string;
-}
-
-export interface RootCertSync {
-  secretRef: ObjectRef;
-  secretKey: string;
-  configMapRef: ObjectRef;
-  configMapKey: string;
-}
-
-export interface PodSelectorSpec {
-  namespace: string;
-  labels: Record<string, string>;
-  waitForReplicas?: number;
-  rootCertSync?: RootCertSync;
-}
-
-export type DirectiveState = 'PENDING' | 'BOUNCING_PODS' | 'FAILED' | 'FINISHED';
-
-export interface DirectiveStatus {
-  observedGeneration?: number;
-  state?: DirectiveState;
-  error?: string;
-  podsBounced?: Array<{ bouncedPods?: string[] }>;
-}
+/** A selector as stored: the CRD leaves waitForReplicas out when the client did. */
+export type PodSelectorSpec = Omit<PodSelector, 'waitForReplicas'> & { waitForReplicas?: number };
 
 export interface DirectiveObject extends KubeObject {
   metadata: ObjectMeta & { generation: number };
@@ -102,6 +87,4 @@ export function rfc3339(at: number | Date = Date.now()): string {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord as isPlainObject } from '../records.js';

@@ -173,6 +173,10 @@ class SimulatedCluster implements Simulator {
     this.cluster.watches.dropAll();
   }
 
+  stallWatches(): void {
+    this.cluster.watches.stallAll();
+  }
+
   holdWatchEvents(): () => void {
     return this.cluster.watches.hold();
   }

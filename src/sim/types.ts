@@ -130,6 +130,11 @@ export interface Simulator {
   events(): object[];
   setFaults(f: FaultSpec | null): void;
   dropWatches(): void;
+  /**
+   * Every open watch stream goes silent for good (no events, no bookmarks) while its connection
+   * stays open, as a half-open connection does; watches opened later are not affected.
+   */
+  stallWatches(): void;
   /** Holds back every watch event until the returned function is called (watch lag). */
   holdWatchEvents(): () => void;
   /** Runs action after delayMs unless the simulator closes first (for fixtures such as demoMesh). */

@@ -30,6 +30,7 @@ interface WireEvent {
 
 export class WatchHub {
   private readonly closers = new Set<() => void>();
+  private readonly stallers = new Set<() => void>();
   /** While watches are held: the deliveries waiting for `release`, in order. */
   private held: Array<() => void> | undefined;
 
@@ -47,8 +48,14 @@ export class WatchHub {
       'Cache-Control': 'no-cache, private',
     });
     res.flushHeaders();
+    let stalled = false;
     const send = (event: WireEvent): void => {
-      if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+      if (!stalled && !res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+    };
+    // A lagging server's bookmarks lag with its events: one never overtakes what it stands for.
+    const deliver = (event: WireEvent): void => {
+      if (this.held) this.held.push(() => send(event));
+      else send(event);
     };
     if (initial === 'expired') {
       const requested = options.resourceVersion ?? '';
@@ -62,21 +69,24 @@ export class WatchHub {
     initial.forEach(send);
     const unsubscribe = this.store.subscribe((event) => {
       const translated = translate(event, options);
-      if (translated === undefined) return;
-      if (this.held) this.held.push(() => send(translated));
-      else send(translated);
+      if (translated !== undefined) deliver(translated);
     });
     const timeout = options.timeoutSeconds
       ? this.timers.after(options.timeoutSeconds * 1000, () => res.end())
       : undefined;
     const stopBookmarks = options.bookmarks
-      ? this.bookmarkLoop(options.type, send)
+      ? this.bookmarkLoop(options.type, deliver)
       : (): void => undefined;
     const close = (): void => {
       if (!res.writableEnded) res.end();
     };
+    const stall = (): void => {
+      stalled = true;
+    };
     this.closers.add(close);
+    this.stallers.add(stall);
     res.on('close', () => {
+      this.stallers.delete(stall);
       unsubscribe();
       this.timers.cancel(timeout);
       stopBookmarks();
@@ -84,7 +94,6 @@ export class WatchHub {
     });
   }
 
-  /** Ends every open stream cleanly; clients see the watch finish and must re-watch. */
   /** Holds back every live watch event until `release`: the lag of a busy API server. */
   hold(): () => void {
     this.held ??= [];
@@ -95,8 +104,17 @@ export class WatchHub {
     };
   }
 
+  /** Ends every open stream cleanly; clients see the watch finish and must re-watch. */
   dropAll(): void {
     for (const close of [...this.closers]) close();
+  }
+
+  /**
+   * Every open stream goes silent for good (no events, no bookmarks) and stays open, as over a
+   * half-open connection; streams opened later are not affected.
+   */
+  stallAll(): void {
+    for (const stall of [...this.stallers]) stall();
   }
 
   private initialEvents(options: WatchOptions): WireEvent[] | 'expired' {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/sim/rng.js';
 import { startCli, stopCli, type CliProcess } from '../support/processes.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
@@ -12,17 +13,6 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 5);
 const FIRST_SEED = Number(process.env.CHAOS_SEED ?? 1);
 const SELECTORS = ['istiod', 'gateway', 'reviews'];
 const REPLICAS = 10;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kill = { after: 'deletions'; count: number } | { after: 'ms'; ms: number };
 

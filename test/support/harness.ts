@@ -1,19 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
-import { createLogger } from '../../src/logger.js';
-import {
-  createKubeGateway,
-  startServe,
-  startWork,
-  type ServeRole,
-  type WorkRole,
-} from '../../src/runtime.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { deletePrefix, REDIS_URL } from './redis.js';
+import type { ServeRole, WorkRole } from '../../src/runtime.js';
+import type { Simulator } from '../../src/sim/index.js';
+import { directiveManifest, startSimStack } from '../../src/stack/sim-stack.js';
+import { REDIS_URL } from './redis.js';
 
 export const TOKEN = 'test-token-0123456789';
 
@@ -43,49 +34,38 @@ export interface Harness {
 }
 
 /**
- * A whole pod-bouncer on real parts: the simulator over HTTP, the real client-node, the real
- * Redis under a prefix of the test's own, the HTTP app on an ephemeral port and (by default) a
- * worker in this process.
+ * A whole pod-bouncer on real parts (`src/stack/sim-stack.ts`): the simulator over HTTP, the real
+ * client-node, the real Redis under a prefix of the test's own, the HTTP app on an ephemeral port
+ * and (by default) a worker in this process.
  */
 export async function startHarness(name: string, options: HarnessOptions = {}): Promise<Harness> {
-  const sim = await startSimulator({ seed: 7 });
-  const dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-test-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  await sim.writeKubeconfig(kubeconfig);
-  const prefix = `pbtest-${name}-${randomBytes(3).toString('hex')}`;
-  const env: Record<string, string> = {
-    REDIS_URL,
-    KUBECONFIG: kubeconfig,
-    WEBHOOK_TOKENS: TOKEN,
-    QUEUE_PREFIX: prefix,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    POLL_INTERVAL_MS: '100',
-    JOB_LOCK_MS: '2000',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...options.env,
-  };
-  const config = loadConfig(env);
-  const log = createLogger(config.logLevel, options.logDestination);
-  const kube = createKubeGateway(config);
-  const workers: WorkRole[] = [];
-  const startWorker = (): WorkRole => {
-    const role = startWork(config, log, kube);
-    workers.push(role);
-    return role;
-  };
-  const work = options.worker === false ? undefined : startWorker();
-  const serve = await startServe(config, log, kube);
+  const stack = await startSimStack({
+    prefix: `pbtest-${name}-${randomBytes(3).toString('hex')}`,
+    simulator: { seed: 7 },
+    env: {
+      REDIS_URL,
+      WEBHOOK_TOKENS: TOKEN,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      POLL_INTERVAL_MS: '100',
+      JOB_LOCK_MS: '2000',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...options.env,
+    },
+    ...(options.worker === undefined ? {} : { worker: options.worker }),
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+  });
+  const { serve } = stack;
 
   return {
-    sim,
-    config,
-    env,
-    kube,
+    sim: stack.sim,
+    config: stack.config,
+    env: stack.env,
+    kube: stack.kube,
     serve,
-    work,
-    prefix,
-    startWorker,
+    work: stack.work,
+    prefix: stack.prefix,
+    startWorker: () => stack.startWorker(),
     async post(body, init = {}) {
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -111,13 +91,7 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
       });
       return { status: response.status, body: await response.json() };
     },
-    async close() {
-      await serve.close();
-      for (const role of workers) await role.close();
-      await sim.close();
-      await deletePrefix(prefix);
-      await rm(dir, { recursive: true, force: true });
-    },
+    close: () => stack.close(),
   };
 }
 
@@ -165,14 +139,7 @@ export async function waitForState(
 }
 
 /** A directive manifest with the given selectors. */
-export function directive(namespace: string, name: string, podsToBounce: object[]) {
-  return {
-    apiVersion: 'internal.gloo.solo.io/v2',
-    kind: 'PodBounceDirective',
-    metadata: { namespace, name },
-    spec: { podsToBounce },
-  };
-}
+export const directive = directiveManifest;
 
 /**
  * istiod (2 replicas) whose replacements never become Ready, then a gateway: a directive in

@@ -1,0 +1,149 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import {
+  DIRECTIVE_GROUP,
+  DIRECTIVE_PLURAL,
+  DIRECTIVE_VERSION,
+  type Directive,
+  type DirectiveManifest,
+  type DirectiveStatus,
+  type ObjectRef,
+} from '../directive/types.js';
+import type { KubeRequests } from './requests.js';
+
+export interface DirectiveEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** What pod-bouncer does to its own resource: read it, apply it, write its status, tell people. */
+export interface DirectiveOperations {
+  getDirective(ref: ObjectRef): Promise<Directive>;
+  applyDirective(manifest: DirectiveManifest): Promise<Directive>;
+  patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive>;
+  observeDirectiveWrites(observer: (directive: Directive) => void): () => void;
+  recordEvent(directive: Directive, event: DirectiveEvent): Promise<void>;
+}
+
+export const FIELD_MANAGER = 'pod-bouncer';
+const directiveApi = {
+  group: DIRECTIVE_GROUP,
+  version: DIRECTIVE_VERSION,
+  plural: DIRECTIVE_PLURAL,
+};
+
+/** Directives through the gateway's request machinery; see `KubeGateway` for the guarantees. */
+export class DirectiveClient implements DirectiveOperations {
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+  private readonly directiveWrites = new Set<(directive: Directive) => void>();
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly requests: KubeRequests,
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async getDirective(ref: ObjectRef): Promise<Directive> {
+    const what = `read directive ${ref.namespace}/${ref.name}`;
+    return this.requests.call({ verb: 'get', what }, async () => {
+      const object: unknown = await this.custom.getNamespacedCustomObject({
+        ...directiveApi,
+        ...ref,
+      });
+      return object as Directive;
+    });
+  }
+
+  /** Creates or updates a directive by server-side apply; the server bumps generation on spec change. */
+  async applyDirective(manifest: DirectiveManifest): Promise<Directive> {
+    const { name, namespace } = manifest.metadata;
+    const what = `apply directive ${namespace}/${name}`;
+    return this.requests.call({ verb: 'patch', what }, async () => {
+      const object: unknown = await this.custom.patchNamespacedCustomObject(
+        {
+          ...directiveApi,
+          namespace,
+          name,
+          body: manifest,
+          fieldManager: FIELD_MANAGER,
+          force: true,
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      );
+      return object as Directive;
+    });
+  }
+
+  /**
+   * Merge-patches the status subresource. The patch carries `resourceVersion`, so a concurrent
+   * writer makes this fail with ConflictError instead of being silently overwritten.
+   */
+  async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {
+    const { name, namespace, resourceVersion } = directive.metadata;
+    const what = `write status of directive ${namespace}/${name}`;
+    return this.requests.call({ verb: 'patch', what }, async () => {
+      const object: unknown = await this.custom.patchNamespacedCustomObjectStatus(
+        { ...directiveApi, namespace, name, body: { metadata: { resourceVersion }, status } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      const written = object as Directive;
+      for (const observer of this.directiveWrites) observer(written);
+      return written;
+    });
+  }
+
+  /**
+   * Tells `observer` of every directive status this gateway writes, so a watch cache can use the
+   * new resourceVersion at once instead of a moment later when its watch reports the write.
+   */
+  observeDirectiveWrites(observer: (directive: Directive) => void): () => void {
+    this.directiveWrites.add(observer);
+    return () => this.directiveWrites.delete(observer);
+  }
+
+  /** Records a core/v1 Event on the directive, shown by `kubectl describe pbd`. */
+  async recordEvent(directive: Directive, event: DirectiveEvent): Promise<void> {
+    const { name, namespace } = directive.metadata;
+    const what = `record event on directive ${namespace}/${name}`;
+    await this.requests.call({ verb: 'create', what }, () =>
+      this.core.createNamespacedEvent({ namespace, body: eventBody(directive, event) }),
+    );
+  }
+}
+
+function eventBody(
+  directive: Directive,
+  event: DirectiveEvent,
+): Parameters<CoreV1Api['createNamespacedEvent']>[0]['body'] {
+  const { name, namespace, uid, resourceVersion } = directive.metadata;
+  const now = new Date();
+  return {
+    metadata: { generateName: `${name}.`, namespace },
+    involvedObject: {
+      apiVersion: directive.apiVersion,
+      kind: directive.kind,
+      name,
+      namespace,
+      uid,
+      resourceVersion,
+    },
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    source: { component: FIELD_MANAGER },
+    reportingComponent: FIELD_MANAGER,
+    reportingInstance: FIELD_MANAGER,
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+  };
+}

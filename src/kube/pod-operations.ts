@@ -1,0 +1,122 @@
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { labelSelector } from '../directive/syntax.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { unlessNotFound } from './not-found.js';
+import { sendPodDelete } from './pod-delete-request.js';
+import { toPodInfo, type PodInfo } from './pods.js';
+import { NO_RETRY, type KubeRequests, type PodIdentity } from './requests.js';
+
+export type DeleteOutcome = 'deleted' | 'gone';
+export type EvictOutcome = 'evicted' | 'gone' | 'blocked';
+
+/** What the workflow does to pods: find them, look at one, and take one down at most once. */
+export interface PodOperations {
+  listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]>;
+  getPod(namespace: string, name: string): Promise<PodInfo | undefined>;
+  deletePod(namespace: string, name: string, uid: string): Promise<DeleteOutcome>;
+  evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome>;
+}
+
+/** Pods through the gateway's request machinery; see `KubeGateway` for the guarantees. */
+export class PodClient implements PodOperations {
+  private readonly core: CoreV1Api;
+  private readonly lookup = (namespace: string, name: string): Promise<PodInfo | undefined> =>
+    this.getPod(namespace, name);
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly requests: KubeRequests,
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
+    const selector = labelSelector(labels);
+    const what = `list pods in ${namespace} matching "${selector}"`;
+    return this.requests.call({ verb: 'list', what }, async () => {
+      const list = await this.core.listNamespacedPod({ namespace, labelSelector: selector });
+      return list.items.map(toPodInfo);
+    });
+  }
+
+  async getPod(namespace: string, name: string): Promise<PodInfo | undefined> {
+    return unlessNotFound(
+      this.requests.call({ verb: 'get', what: `read pod ${namespace}/${name}` }, async () =>
+        toPodInfo(await this.core.readNamespacedPod({ namespace, name })),
+      ),
+    );
+  }
+
+  /**
+   * Deletes a pod only if it still has this uid: a StatefulSet replacement reuses the name and
+   * must never be deleted. Already gone (404) or replaced (uid conflict) both mean "done".
+   */
+  async deletePod(namespace: string, name: string, uid: string): Promise<DeleteOutcome> {
+    const pod = { namespace, name, uid };
+    const send = async (): Promise<DeleteOutcome> => {
+      await this.requests.call(
+        { verb: 'delete', what: `delete pod ${namespace}/${name}` },
+        // The client-node call runs only for a cluster without any TLS settings (https trusted
+        // through the system CAs), where client-node has no dispatcher to lend
+        // (test/integration/pod-delete-no-tls.test.ts).
+        async () =>
+          (await sendPodDelete(this.kubeConfig, pod)) ??
+          this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
+        NO_RETRY,
+      );
+      return 'deleted';
+    };
+    return goneWhenAbsent(this.requests.sendOnce(pod, send, 'deleted', this.lookup));
+  }
+
+  /** Evicts through the Eviction API, which honours PodDisruptionBudgets (429 → blocked). */
+  async evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome> {
+    const pod = { namespace, name, uid };
+    const send = async (): Promise<EvictOutcome> => {
+      try {
+        await this.requests.call(
+          { verb: 'create', what: `evict pod ${namespace}/${name}` },
+          () => this.core.createNamespacedPodEviction(evictionOf(pod)),
+          NO_RETRY,
+        );
+        return 'evicted';
+      } catch (error) {
+        // A 429 is normally a PodDisruptionBudget saying "not now" (the step waits and tries
+        // later); but the answer may stand for an eviction that landed, so look first.
+        if (!isTooManyRequests(error)) throw error;
+        const live = await this.getPod(namespace, name);
+        return live === undefined || live.uid !== uid || live.terminating ? 'evicted' : 'blocked';
+      }
+    };
+    return goneWhenAbsent(this.requests.sendOnce(pod, send, 'evicted', this.lookup));
+  }
+}
+
+function evictionOf(pod: PodIdentity): Parameters<CoreV1Api['createNamespacedPodEviction']>[0] {
+  const { namespace, name, uid } = pod;
+  return {
+    namespace,
+    name,
+    body: {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace },
+      deleteOptions: { preconditions: { uid } },
+    },
+  };
+}
+
+/** Already gone (404) or replaced (uid precondition, 409): the pod this call aimed at is done. */
+async function goneWhenAbsent<T>(outcome: Promise<T>): Promise<T | 'gone'> {
+  try {
+    return await outcome;
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ConflictError) return 'gone';
+    throw error;
+  }
+}
+
+function isTooManyRequests(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: number } } | undefined)?.cause;
+  return cause?.code === 429;
+}

@@ -1,0 +1,121 @@
+// A cluster whose kubeconfig has no TLS settings at all (an https API server trusted through the
+// system's CAs): client-node then lends no dispatcher, the lean DELETE declines, and the pod is
+// deleted through client-node's own call. The simulator (plain HTTP) sits behind a TLS proxy
+// whose certificate a child process trusts through NODE_EXTRA_CA_CERTS, as a system CA.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createServer, type Server } from 'node:tls';
+import { stringify } from 'yaml';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+
+const NS = 'notls';
+const TOKEN = 'no-tls-token';
+const dist = (path: string) => resolve('dist', path);
+
+/** Runs the lean DELETE and then the gateway's deletePod in a child that trusts the proxy. */
+const CHILD = `
+import { loadKubeConfig } from ${JSON.stringify(dist('kube/client.js'))};
+import { KubeGateway } from ${JSON.stringify(dist('kube/gateway.js'))};
+import { sendPodDelete } from ${JSON.stringify(dist('kube/pod-delete-request.js'))};
+const [ns, name, uid] = process.argv.slice(1);
+const kubeConfig = loadKubeConfig({ kubeconfig: process.env.KUBECONFIG });
+const lean = await sendPodDelete(kubeConfig, { namespace: ns, name, uid });
+const kube = new KubeGateway(kubeConfig, { qps: 100, burst: 100 });
+const outcome = await kube.deletePod(ns, name, uid);
+await kube.close();
+process.stdout.write(JSON.stringify({ lean: lean ?? null, outcome }));
+`;
+
+function runChild(env: Record<string, string>, args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('exit', (code) =>
+      code === 0 ? done(out) : fail(new Error(`child ${code}: ${err}`)),
+    );
+  });
+}
+
+describe('pod deletion on a cluster without TLS settings', () => {
+  let sim: Simulator;
+  let proxy: Server;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 19 });
+    sim.registerToken(TOKEN, { username: 'no-tls' });
+    dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-notls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const simPort = Number(new URL(sim.url).port);
+    proxy = createServer(
+      { key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) },
+      (socket) => {
+        const upstream = connect(simPort, '127.0.0.1');
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      },
+    );
+    await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+    const server = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    await writeFile(
+      join(dir, 'kubeconfig'),
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server } }],
+        users: [{ name: 'u', user: { token: TOKEN } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await new Promise((closed) => proxy.close(closed));
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('deletes the pod once, through client-node, with the uid precondition', async () => {
+    const pod = sim.addPod({ namespace: NS, name: 'p', labels: {} });
+    const out = await runChild(
+      { KUBECONFIG: join(dir, 'kubeconfig'), NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
+      [NS, 'p', pod.metadata.uid],
+    );
+    expect(JSON.parse(out)).toEqual({ lean: null, outcome: 'deleted' });
+    expect(sim.deletionsByUid().get(pod.metadata.uid)).toBe(1);
+    const deletes = sim.requests().filter((r) => r.method === 'DELETE' && r.resource === 'pods');
+    expect(deletes.map((r) => r.status)).toEqual([200]);
+  });
+});

@@ -1,0 +1,80 @@
+// The status writer against the simulator: a 409 re-reads and re-applies the transition, a newer
+// generation is "stale" and a deleted directive "gone", and neither is ever written.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeGateway } from '../../src/kube/gateway.js';
+import { createLogger } from '../../src/logger.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { directiveManifest } from '../../src/stack/sim-stack.js';
+import { accepted, finished } from '../../src/status/transitions.js';
+import { StatusWriter } from '../../src/status/writer.js';
+
+const NS = 'status';
+const selectors = [{ namespace: NS, labels: { app: 'a' }, waitForReplicas: 0 }];
+
+describe('StatusWriter', () => {
+  let sim: Simulator;
+  let kube: KubeGateway;
+  let writer: StatusWriter;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 13 });
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    kube = new KubeGateway(kc, { qps: 1000, burst: 1000 });
+    writer = new StatusWriter(kube, createLogger('silent'));
+  });
+  afterAll(async () => {
+    await kube.close();
+    await sim.close();
+  });
+  beforeEach(() => sim.resetRequests());
+
+  const statusPatches = () =>
+    sim.requests().filter((r) => r.subresource === 'status' && r.method === 'PATCH');
+  const target = (d: { metadata: { name: string; uid: string; generation: number } }) => ({
+    namespace: NS,
+    name: d.metadata.name,
+    uid: d.metadata.uid,
+    generation: d.metadata.generation,
+  });
+
+  it('on 409 re-reads the directive and re-applies the transition', async () => {
+    const created = sim.applyDirective(directiveManifest(NS, 'conflict', selectors));
+    const stale = await kube.getDirective({ namespace: NS, name: 'conflict' });
+    // Someone else writes status in between: the copy the writer holds is now behind.
+    await kube.patchDirectiveStatus(stale, { state: 'PENDING', observedGeneration: 1 });
+    sim.resetRequests();
+
+    expect(await writer.apply(target(created), finished(1), stale)).toBe('written');
+    expect(statusPatches().map((r) => r.status)).toEqual([409, 200]);
+    expect(sim.getDirective(NS, 'conflict')?.status).toMatchObject({
+      state: 'FINISHED',
+      observedGeneration: 1,
+    });
+  });
+
+  it('answers stale for a newer generation and writes nothing', async () => {
+    const first = sim.applyDirective(directiveManifest(NS, 'newer', selectors));
+    sim.applyDirective(
+      directiveManifest(NS, 'newer', [{ ...selectors[0]!, labels: { app: 'changed' } }]),
+    );
+    expect(sim.getDirective(NS, 'newer')?.metadata.generation).toBe(2);
+    expect(await writer.apply(target(first), accepted(1, 1))).toBe('stale');
+    expect(statusPatches()).toHaveLength(0);
+  });
+
+  it('answers gone for a deleted directive and writes nothing', async () => {
+    const created = sim.applyDirective(directiveManifest(NS, 'deleted', selectors));
+    sim.deleteDirective(NS, 'deleted');
+    expect(await writer.apply(target(created), accepted(1, 1))).toBe('gone');
+    expect(statusPatches()).toHaveLength(0);
+  });
+
+  it('answers unchanged when the status already says it, without a write', async () => {
+    const created = sim.applyDirective(directiveManifest(NS, 'same', selectors));
+    expect(await writer.apply(target(created), accepted(1, 1))).toBe('written');
+    sim.resetRequests();
+    expect(await writer.apply(target(created), accepted(1, 1))).toBe('unchanged');
+    expect(statusPatches()).toHaveLength(0);
+  });
+});
