@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { assertAuthConfigured, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { buildOpsApp } from './ingress/ops-app.js';
+import { checkKubeAccess, checkRedis } from './preflight.js';
 import { createKubeGateway, startServe, startWork, type Role } from './runtime.js';
 
 export type RoleName = 'serve' | 'work' | 'all';
@@ -12,6 +13,9 @@ export type RoleName = 'serve' | 'work' | 'all';
  */
 export async function run(role: RoleName, config: Config, log: Logger): Promise<void> {
   if (role !== 'work') assertAuthConfigured(config);
+  // Say what is missing and stop, instead of starting and retrying in silence.
+  checkKubeAccess(config);
+  await checkRedis(config.redis);
   const kube = createKubeGateway(config);
   const roles: Role[] = [];
   if (role !== 'serve') roles.push(startWork(config, log, kube));

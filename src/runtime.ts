@@ -15,6 +15,7 @@ import {
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
+import { reportOutages } from './queue/redis-watch.js';
 import { StatusWriter } from './status/writer.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
@@ -49,7 +50,7 @@ export async function startServe(
   kube: KubeGateway,
 ): Promise<ServeRole> {
   const redis: Redis = createProducerConnection(config.redis);
-  redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  reportOutages(redis, log, config.redis, 'api');
   if (!(await readyOrTimeout(redis, 5000)))
     log.warn(
       describeTopology(config.redis),
@@ -96,7 +97,7 @@ export interface WorkRole extends Role {
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
 export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
   const redis = createWorkerConnection(config.redis);
-  redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
+  reportOutages(redis, log, config.redis, 'worker');
   const workflowLog = log.child({ component: 'workflow' });
   const caches = createWatchCaches(config, kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
+import { checkRedis } from '../preflight.js';
 import { createKubeGateway, startServe, startWork, type ServeRole } from '../runtime.js';
 import { demoMesh, startSimulator, type Simulator } from '../sim/index.js';
 import { ProgressPrinter, type Print } from './progress.js';
@@ -37,6 +38,10 @@ async function postEvent(
  */
 export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
   const print: Print = (line) => process.stdout.write(`${line}\n`);
+  await checkRedis(
+    loadConfig({ REDIS_URL: env.REDIS_URL }).redis,
+    'start Redis with `docker compose up -d redis` or `redis-server --daemonize yes`, or set REDIS_URL',
+  );
   const sim = await startSimulator();
   const dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-demo-'));
   const kubeconfig = join(dir, 'kubeconfig');
