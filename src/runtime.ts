@@ -15,7 +15,7 @@ import {
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
-import { reportOutages } from './queue/redis-watch.js';
+import { queueErrorListener, reportOutages } from './queue/redis-watch.js';
 import { StatusWriter } from './status/writer.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
@@ -59,6 +59,9 @@ export async function startServe(
   const connection = { connection: redis, prefix: config.queuePrefix };
   const queue = new Queue(QUEUE_NAME, connection);
   const flows = new FlowProducer(connection);
+  // Without listeners BullMQ prints each connection error with console.error.
+  queue.on('error', queueErrorListener(log, 'queue'));
+  flows.on('error', queueErrorListener(log, 'flow producer'));
   const status = new StatusWriter(kube, log.child({ component: 'status' }));
   // Directives only, per namespace on first use: events that carry a version are answered from it.
   const caches = createWatchCaches(config, kube, log);

@@ -56,3 +56,35 @@ export function reportOutages(
     log.info({ redis: target, role }, `Redis at ${target} answers again`);
   });
 }
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * True for the errors a lost Redis connection raises in BullMQ and ioredis while they reconnect.
+ * `reportOutages` has said so once already; each of them is worth a debug line at most.
+ */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: string }).code;
+  if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED/.test(
+    error.message,
+  );
+}
+
+/** An 'error' listener for BullMQ objects: connection trouble at debug, anything else at error. */
+export function queueErrorListener(log: Logger, what: string): (error: Error) => void {
+  return (error) => {
+    if (isConnectionError(error)) log.debug({ err: error }, `${what}: Redis connection error`);
+    else log.error({ err: error }, `${what} error`);
+  };
+}
