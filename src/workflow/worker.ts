@@ -77,6 +77,13 @@ async function reportUnhandledFailure(
       failed(data.generation, data.selectorIndex, error.message),
     );
   } catch (statusError) {
-    deps.log.error({ err: statusError, jobId: job.id }, 'could not write FAILED status');
+    deps.log.error(
+      {
+        err: statusError,
+        directive: `${data.directive.namespace}/${data.directive.name}`,
+        jobId: job.id,
+      },
+      'could not write FAILED status',
+    );
   }
 }
