@@ -1,3 +1,4 @@
+import module from 'node:module';
 import type { Command } from 'commander';
 import { DEMO_ENV, envHelp, ROLE_ENV } from './env-help.js';
 
@@ -16,6 +17,8 @@ async function startRole(role: 'serve' | 'work' | 'all'): Promise<void> {
   ]);
   const config = loadConfig();
   await run(role, config, createLogger(config.logLevel));
+  // Node writes the compile cache at exit; a server killed hard would never write it.
+  module.flushCompileCache?.();
 }
 
 /** `serve`, `work`, `all`, `demo` and `sim`: the processes pod-bouncer runs as. */
