@@ -21,6 +21,8 @@ const SUBCOMMANDS = [
   'help',
 ];
 
+const HMAC_SECRET = 'cli-hmac-secret-Wq2Er3';
+
 /** util-linux `script` gives the command a real pseudo-terminal. CI must have it (.ci/run). */
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -29,7 +31,9 @@ describe('pod-bouncer CLI', () => {
   let h: Harness;
   let env: Record<string, string>;
   beforeAll(async () => {
-    h = await startHarness('cli', { env: { READINESS_TIMEOUT_SECONDS: '4' } });
+    h = await startHarness('cli', {
+      env: { READINESS_TIMEOUT_SECONDS: '4', WEBHOOK_HMAC_SECRET: HMAC_SECRET },
+    });
     env = { POD_BOUNCER_URL: h.serve.url, POD_BOUNCER_TOKEN: TOKEN };
     for (const [app, readinessDelayMs] of [
       ['istiod', 50],
@@ -150,14 +154,14 @@ describe('pod-bouncer CLI', () => {
   });
 
   it('signs with POD_BOUNCER_HMAC_SECRET over the exact body', async () => {
-    // The harness api takes a token; a second api would take the secret. Here the signature is
-    // refused as invalid (not missing), proving the header is sent.
-    const signed = await runCli(['send', 'mesh/certs'], {
-      POD_BOUNCER_URL: h.serve.url,
-      POD_BOUNCER_HMAC_SECRET: 'x',
-    });
-    expect(signed.code).toBe(1);
-    expect(signed.stderr).toBe('The credentials are not valid.\n');
+    const hmac = { POD_BOUNCER_URL: h.serve.url, POD_BOUNCER_HMAC_SECRET: HMAC_SECRET };
+    const signed = await runCli(['send', 'mesh/certs', '--dry-run'], hmac);
+    expect(signed.stderr).toBe('');
+    expect(signed.code).toBe(0);
+    expect(JSON.parse(signed.stdout)).toBeTypeOf('object');
+    const wrong = await runCli(['send', 'mesh/certs'], { ...hmac, POD_BOUNCER_HMAC_SECRET: 'x' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toBe('The credentials are not valid.\n');
   });
 
   it('usage errors exit 2', async () => {
