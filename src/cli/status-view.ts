@@ -123,9 +123,12 @@ export function renderStatus(view: DirectiveView, bars: boolean): string[] {
   const lines = selectorLines(view).map((line) => {
     const label = `selector ${line.index + 1}/${line.count}`;
     const bounced = `bounced ${fraction(line.bounced, line.chosen)}`;
-    const ready = `ready ${fraction(line.ready, line.wanted)}`;
+    // A completed selector's wait was met, whatever its count was.
+    const met = line.state === 'completed' && line.wanted === undefined;
+    const ready = `ready ${met ? 'ok' : fraction(line.ready, line.wanted)}`;
     if (!bars) return `${label}  ${bounced}  ${ready}  ${line.state}  ${line.gate}`;
-    return `${label}  ${bar(line.bounced, line.chosen)} ${bounced}  ${bar(line.ready, line.wanted, 6)} ${ready}  ${line.state}  ${line.gate}`;
+    const readyBar = met ? bar(1, 1, 6) : bar(line.ready, line.wanted, 6);
+    return `${label}  ${bar(line.bounced, line.chosen)} ${bounced}  ${readyBar} ${ready}  ${line.state}  ${line.gate}`;
   });
   return [headerLine(view), ...lines];
 }
