@@ -1,10 +1,10 @@
 # syntax=docker/dockerfile:1
-# pod-bouncer image: `docker build -t pod-bouncer .`, then `docker run pod-bouncer <serve|work|all|demo>`.
+# pod-bouncer image: `docker build -t pod-bouncer .`, then `docker run pod-bouncer <serve|work|all|demo|sim>`.
 # Three stages so the runtime image carries only what runs: compiled JS, production node_modules,
 # the launcher, and the CRD that `demo`'s simulator validates directives with.
 
 # Debian (glibc) rather than Alpine: msgpackr-extract (used by BullMQ) ships prebuilt glibc binaries.
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: full dependencies, TypeScript compiled to dist/ -------------------------------------
 FROM ${NODE_IMAGE} AS build

@@ -28,6 +28,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'pod-bouncer' },
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // "level":"info", not 30: readable in kubectl logs and matched by log pipelines as is.
+      formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );

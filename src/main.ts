@@ -3,6 +3,7 @@ import { assertAuthConfigured, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { buildOpsApp } from './ingress/ops-app.js';
 import { recordBuildInfo } from './metrics/directives.js';
+import { checkKubeAccess, checkRedis } from './preflight.js';
 import { createKubeGateway, startServe, startWork, type Role } from './runtime.js';
 
 export type RoleName = 'serve' | 'work' | 'all';
@@ -14,6 +15,9 @@ export type RoleName = 'serve' | 'work' | 'all';
 export async function run(role: RoleName, config: Config, log: Logger): Promise<void> {
   if (role !== 'work') assertAuthConfigured(config);
   recordBuildInfo(role);
+  // Say what is missing and stop, instead of starting and retrying in silence.
+  checkKubeAccess(config);
+  await checkRedis(config.redis);
   const kube = createKubeGateway(config);
   const roles: Role[] = [];
   if (role !== 'serve') roles.push(startWork(config, log, kube));

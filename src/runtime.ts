@@ -18,6 +18,7 @@ import { describeTopology } from './queue/redis-topology.js';
 import { observeTransition } from './metrics/directives.js';
 import { Notifier, startNotifyWorker } from './notify/notifier.js';
 import { StatusWriter, type StatusWriterOptions } from './status/writer.js';
+import { queueErrorListener, reportOutages } from './queue/redis-watch.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
 
@@ -79,7 +80,7 @@ export async function startServe(
   kube: KubeGateway,
 ): Promise<ServeRole> {
   const redis: Redis = createProducerConnection(config.redis);
-  redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  reportOutages(redis, log, config.redis, 'api');
   if (!(await readyOrTimeout(redis, 5000)))
     log.warn(
       describeTopology(config.redis),
@@ -90,6 +91,9 @@ export async function startServe(
   const flows = new FlowProducer(connection);
   const observers = transitionObservers(config, redis, log);
   const status = new StatusWriter(kube, log.child({ component: 'status' }), observers.options);
+  // Without listeners BullMQ prints each connection error with console.error.
+  queue.on('error', queueErrorListener(log, 'queue'));
+  flows.on('error', queueErrorListener(log, 'flow producer'));
   // Directives only, per namespace on first use: events that carry a version are answered from it.
   const caches = sharedWatchCaches(kube, log);
   const app = await buildApp({
@@ -132,7 +136,7 @@ export interface WorkRole extends Role {
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
 export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
   const redis = createWorkerConnection(config.redis);
-  redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
+  reportOutages(redis, log, config.redis, 'worker');
   const workflowLog = log.child({ component: 'workflow' });
   const caches = sharedWatchCaches(kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../config.js';
+import { checkRedis } from '../preflight.js';
 import { demoMesh, type Simulator } from '../sim/index.js';
 import { startSimStack } from '../stack/sim-stack.js';
 import { ProgressPrinter, type Print } from './progress.js';
@@ -32,6 +34,10 @@ async function postEvent(
  */
 export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
   const print: Print = (line) => process.stdout.write(`${line}\n`);
+  await checkRedis(
+    loadConfig({ REDIS_URL: env.REDIS_URL }).redis,
+    'start Redis with `docker compose up -d redis` or `redis-server --daemonize yes`, or set REDIS_URL',
+  );
   // The demo's queue prefix is its own: the stack leaves nothing of it behind in a shared Redis.
   const stack = await startSimStack({
     prefix: `pod-bouncer-demo-${randomBytes(4).toString('hex')}`,

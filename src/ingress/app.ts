@@ -10,6 +10,17 @@ import { eventsRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 
+/** Probes, scrapes and the dashboard's static files: every few seconds, not worth a line each. */
+const ROUTINE = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/admin\/queues\/static\//];
+
+function quietRoutine(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.logLevel && ROUTINE.some((path) => path.test(route.url ?? ''))) {
+      route.logLevel = 'warn';
+    }
+  });
+}
+
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.log;
@@ -29,6 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply,
     ),
   );
+  quietRoutine(app);
   const auth = createAuthenticator(deps.config.auth, deps.kube);
   await app.register(healthRoutes(deps));
   await app.register(eventsRoutes(deps, auth));

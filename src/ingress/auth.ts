@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuthConfig } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { Logger } from '../logger.js';
 import { HttpProblem } from './http-errors.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -11,10 +12,25 @@ export function safeEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The same check against secrets digested once, at start-up (static tokens, on every request). */
-function matchesDigest(given: string, expected: readonly Buffer[]): boolean {
+/**
+ * The same check against secrets digested once, at start-up (static tokens, on every request).
+ * Answers the index of the matching secret (every one is compared, so the time tells nothing).
+ */
+function matchingDigest(given: string, expected: readonly Buffer[]): number | undefined {
   const candidate = digest(given);
-  return expected.some((secret) => timingSafeEqual(candidate, secret));
+  let found: number | undefined;
+  expected.forEach((secret, index) => {
+    if (timingSafeEqual(candidate, secret) && found === undefined) found = index;
+  });
+  return found;
+}
+
+/**
+ * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
+ * `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
+ */
+function noteSender(request: FastifyRequest, sender: string): void {
+  (request.log as Logger).setBindings({ sender });
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -49,27 +65,30 @@ async function reviewedServiceAccount(
 
 export type Authenticate = (request: FastifyRequest) => Promise<void>;
 
-/** Static token or body signature: cheap checks that need no API call. */
+/** Static token or body signature: cheap checks that need no API call. Answers the sender. */
 function staticallyAllowed(
   auth: AuthConfig & { tokenDigests: readonly Buffer[] },
   request: FastifyRequest,
   token: string | undefined,
-): boolean {
-  if (token !== undefined && matchesDigest(token, auth.tokenDigests)) return true;
+): string | undefined {
+  const index = token === undefined ? undefined : matchingDigest(token, auth.tokenDigests);
+  if (index !== undefined) return `token[${index}]`;
   const signature = request.headers['x-signature-256'];
-  return (
-    auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature)
-  );
+  const signed =
+    auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature);
+  return signed ? 'hmac' : undefined;
 }
 
 async function checkToken(
   auth: AuthConfig,
   kube: KubeGateway,
   token: string | undefined,
-): Promise<boolean> {
-  if (token === undefined || auth.tokenReviewAudience === undefined) return false;
+): Promise<string | undefined> {
+  if (token === undefined || auth.tokenReviewAudience === undefined) return undefined;
   const account = await reviewedServiceAccount(kube, token, auth.tokenReviewAudience);
-  if (account !== undefined && auth.allowedServiceAccounts.includes(account)) return true;
+  if (account !== undefined && auth.allowedServiceAccounts.includes(account)) {
+    return `serviceaccount:${account}`;
+  }
   if (account !== undefined) {
     throw new HttpProblem(
       403,
@@ -77,7 +96,7 @@ async function checkToken(
       `Service account ${account} is not allowed to send events.`,
     );
   }
-  return false;
+  return undefined;
 }
 
 function refuse(request: FastifyRequest, token: string | undefined): HttpProblem {
@@ -108,11 +127,12 @@ export function createAuthenticator(config: AuthConfig, kube: KubeGateway): Auth
   const admitted = new WeakSet<FastifyRequest>();
   const beforeBody: Authenticate = async (request) => {
     const token = bearer(request);
-    if (
-      auth.none ||
-      staticallyAllowed(auth, request, token) ||
-      (await checkToken(auth, kube, token))
-    ) {
+    const sender =
+      (auth.none ? 'anonymous' : undefined) ??
+      staticallyAllowed(auth, request, token) ??
+      (await checkToken(auth, kube, token));
+    if (sender !== undefined) {
+      noteSender(request, sender);
       admitted.add(request);
       return;
     }
@@ -121,8 +141,9 @@ export function createAuthenticator(config: AuthConfig, kube: KubeGateway): Auth
   };
   const afterBody: Authenticate = async (request) => {
     if (admitted.has(request)) return;
-    if (staticallyAllowed(auth, request, bearer(request))) return;
-    throw refuse(request, bearer(request));
+    const sender = staticallyAllowed(auth, request, bearer(request));
+    if (sender === undefined) throw refuse(request, bearer(request));
+    noteSender(request, sender);
   };
   return { beforeBody, afterBody };
 }

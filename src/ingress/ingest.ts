@@ -66,6 +66,18 @@ export async function ingest(
       );
     }
   }
+  // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
+  deps.log.info(
+    {
+      directive: directiveKey(directive.metadata),
+      run: event.issuedAt === undefined ? '0' : String(event.issuedAt.getTime()),
+      uid,
+      generation,
+      jobIds,
+      duplicate,
+    },
+    duplicate ? 'cert-issued event is a duplicate' : 'cert-issued event accepted',
+  );
   return {
     directive: directiveKey(directive.metadata),
     uid,

@@ -29,6 +29,13 @@ const STEPS: Record<
   waitForReplicas,
 };
 
+/** The run's key (its issuedAt in epoch ms, "0" without one), for every log line of the job. */
+function runKeyOf(data: SelectorJobData & { runKey?: string }): string {
+  if (data.runKey !== undefined) return data.runKey;
+  const issued = data.issuedAt === undefined ? Number.NaN : Date.parse(data.issuedAt);
+  return Number.isNaN(issued) ? '0' : String(issued);
+}
+
 const STEP_PROGRESS: Record<SelectorStep, number> = {
   rootCertSync: 5,
   select: 20,
@@ -47,8 +54,9 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
   return async (job: Job<SelectorJobData>, token?: string): Promise<SelectorResult> => {
     const data = job.data;
     const log = deps.log.child({
-      jobId: job.id,
       directive: `${data.directive.namespace}/${data.directive.name}`,
+      run: runKeyOf(data),
+      jobId: job.id,
       selector: data.selectorIndex,
     });
     deps.wakeups?.forget(job.id);

@@ -2,6 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { observeSelectorEnd } from '../metrics/workflow.js';
 import { QUEUE_NAME } from '../queue/names.js';
+import { queueErrorListener } from '../queue/redis-watch.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { failed } from '../status/transitions.js';
 import type { WorkflowDeps } from './context.js';
@@ -43,7 +44,8 @@ export function startWorker(
       settings: { backoffStrategy: backoff },
     },
   );
-  worker.on('error', (error) => deps.log.error({ err: error }, 'worker error'));
+  // A lost Redis is reported once by the connection's owner; its retries stay at debug.
+  worker.on('error', queueErrorListener(deps.log, 'worker'));
   worker.on('completed', (job, result) => {
     if (result.outcome === 'bounced') void observeSelectorEnd(worker, job, 'completed');
   });
@@ -75,6 +77,13 @@ async function reportUnhandledFailure(
       failed(data.generation, data.selectorIndex, error.message),
     );
   } catch (statusError) {
-    deps.log.error({ err: statusError, jobId: job.id }, 'could not write FAILED status');
+    deps.log.error(
+      {
+        err: statusError,
+        directive: `${data.directive.namespace}/${data.directive.name}`,
+        jobId: job.id,
+      },
+      'could not write FAILED status',
+    );
   }
 }

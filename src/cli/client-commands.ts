@@ -1,0 +1,144 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidArgumentError, type Command } from 'commander';
+import { ApiClient } from './api-client.js';
+import { credentialsFrom } from './credentials.js';
+import { CLIENT_ENV, envHelp } from './env-help.js';
+import { finalState, renderStatus, type DirectiveView } from './status-view.js';
+
+export interface DirectiveRef {
+  namespace: string;
+  name: string;
+}
+
+const DNS_1123 = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** `<namespace>/<name>`, both DNS-1123 names; anything else is a usage error (exit 2). */
+export function parseRef(value: string): DirectiveRef {
+  const [namespace, name, extra] = value.split('/');
+  if (
+    extra !== undefined ||
+    !namespace ||
+    !name ||
+    !DNS_1123.test(namespace) ||
+    !DNS_1123.test(name)
+  ) {
+    throw new InvalidArgumentError(`expected <namespace>/<name>, such as istio-system/mesh-certs.`);
+  }
+  return { namespace, name };
+}
+
+function parseInstant(value: string): string {
+  if (Number.isNaN(Date.parse(value))) {
+    throw new InvalidArgumentError('expected an RFC 3339 time, such as 2026-11-29T12:00:00Z.');
+  }
+  return value;
+}
+
+function clientFrom(env: Record<string, string | undefined>): ApiClient {
+  return new ApiClient(
+    env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080',
+    credentialsFrom(env),
+  );
+}
+
+const path = (ref: DirectiveRef, verb?: string): string =>
+  `/v1/directives/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}${verb ? `/${verb}` : ''}`;
+
+export interface ClientIo {
+  env: Record<string, string | undefined>;
+  out: NodeJS.WriteStream;
+  /** Exit code of the command that ran. */
+  setExitCode(code: number): void;
+}
+
+async function send(
+  io: ClientIo,
+  ref: DirectiveRef,
+  options: { issuedAt?: string; dryRun?: boolean },
+): Promise<void> {
+  const api = clientFrom(io.env);
+  const body = { directive: ref, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) };
+  const answer = await api.ok(api.post(`/v1/events${options.dryRun ? '?dryRun=true' : ''}`, body));
+  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+}
+
+async function readView(api: ApiClient, ref: DirectiveRef): Promise<DirectiveView> {
+  const body = await api.ok(api.get(path(ref)));
+  return {
+    directive: `${ref.namespace}/${ref.name}`,
+    status: {},
+    jobs: [],
+    ...body,
+  };
+}
+
+async function status(
+  io: ClientIo,
+  ref: DirectiveRef,
+  options: { watch?: boolean },
+): Promise<void> {
+  const api = clientFrom(io.env);
+  const tty = io.out.isTTY === true;
+  let view = await readView(api, ref);
+  let shown: string[] = [];
+  for (;;) {
+    const lines = renderStatus(view, tty);
+    if (lines.join('\n') !== shown.join('\n')) {
+      // On a terminal the previous block is redrawn in place; elsewhere each change is a new block.
+      if (tty && shown.length > 0) io.out.write(`\x1b[${shown.length}A\x1b[J`);
+      io.out.write(`${lines.join('\n')}\n`);
+      shown = lines;
+    }
+    const final = finalState(view);
+    if (!options.watch) return;
+    if (final !== undefined) {
+      io.setExitCode(final === 'FINISHED' ? 0 : 1);
+      return;
+    }
+    await sleep(1000);
+    view = await readView(api, ref);
+  }
+}
+
+async function verb(io: ClientIo, ref: DirectiveRef, action: string): Promise<void> {
+  const api = clientFrom(io.env);
+  const answer = await api.ok(api.post(path(ref, action)));
+  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+}
+
+const VERBS: [string, string][] = [
+  ['retry', 'retry the failed selector job of the latest run'],
+  ['pause', 'stop bouncing further pods of the directive (waits go on)'],
+  ['resume', 'resume a paused directive'],
+  ['abort', 'end the latest run as FAILED (Aborted); a retry resumes it'],
+];
+
+/** `send`, `status` and the admin verbs: talk to a running api. */
+export function registerClientCommands(program: Command, io: ClientIo): void {
+  const help = envHelp(CLIENT_ENV);
+  program
+    .command('send')
+    .description("post a cert-issued event for a directive (the issuer's one-liner)")
+    .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
+    .option('--issued-at <time>', 'when the certificate was issued (RFC 3339)', parseInstant)
+    .option('--dry-run', 'print the plan instead of starting a run')
+    .addHelpText('after', help)
+    .action((ref: DirectiveRef, options: { issuedAt?: string; dryRun?: boolean }) =>
+      send(io, ref, options),
+    );
+  program
+    .command('status')
+    .description('show the latest run: one line per selector')
+    .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
+    .option('-w, --watch', 'redraw until FINISHED (exit 0) or FAILED (exit 1)')
+    .addHelpText('after', help)
+    .action((ref: DirectiveRef, options: { watch?: boolean }) => status(io, ref, options));
+  for (const [name, description] of VERBS) {
+    program
+      .command(name)
+      .description(description)
+      .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
+      .addHelpText('after', help)
+      .action((ref: DirectiveRef) => verb(io, ref, name));
+  }
+}

@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { demoMesh, startSimulator } from '../sim/index.js';
+import { StartupError } from '../preflight.js';
+
+function portOf(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new StartupError(`--port must be a whole number from 0 to 65535, not "${value}".`);
+  }
+  return port;
+}
+
+/** How this process was started, so the printed commands can be pasted as they are. */
+function selfCommand(): string {
+  const script = process.argv[1];
+  if (script === undefined || basename(script) === 'pod-bouncer') return 'pod-bouncer';
+  return `node ${relative(process.cwd(), script) || script}`;
+}
+
+/**
+ * `pod-bouncer sim`: the Kubernetes API simulator with the demo's mesh, up until SIGINT/SIGTERM,
+ * and the commands to point pod-bouncer at it. Readiness and ConfigMap sync are as slow as in
+ * the demo, so that progress can be watched.
+ */
+export async function runSim(options: { port: string; kubeconfig?: string }): Promise<void> {
+  const sim = await startSimulator({ port: portOf(options.port) });
+  const dir = options.kubeconfig ? undefined : await mkdtemp(join(tmpdir(), 'pod-bouncer-sim-'));
+  const kubeconfig = options.kubeconfig ? resolve(options.kubeconfig) : join(dir!, 'kubeconfig');
+  await sim.writeKubeconfig(kubeconfig);
+  const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 5000 });
+  const self = selfCommand();
+  const ref = `${directive.metadata.namespace}/${directive.metadata.name}`;
+  const body = JSON.stringify({
+    directive: { namespace: directive.metadata.namespace, name: directive.metadata.name },
+  });
+  process.stdout.write(
+    [
+      `Simulated Kubernetes API at ${sim.url}, with the demo mesh and the directive ${ref}.`,
+      `KUBECONFIG=${kubeconfig}`,
+      '',
+      'In another shell:',
+      `  KUBECONFIG=${kubeconfig} WEBHOOK_AUTH=none ${self} all`,
+      `  curl -i -H 'content-type: application/json' -d '${body}' http://127.0.0.1:8080/v1/events`,
+      `  ${self} status --watch ${ref}`,
+      '',
+      'Ctrl-C stops the simulator.',
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await sim.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}

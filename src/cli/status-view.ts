@@ -1,0 +1,140 @@
+/**
+ * What `pod-bouncer status` shows of `GET /v1/directives/:ns/:name`: a header line, then one line
+ * per selector with pods bounced of chosen, replacements Ready of wanted, the gate being waited on
+ * and the job's state. The Ready condition's message describes the selector at work when the api
+ * gives it; otherwise the line is derived from the status and the jobs.
+ */
+
+export interface DirectiveView {
+  directive: string;
+  generation?: number;
+  issuedAt?: string;
+  paused?: boolean;
+  status: {
+    state?: string;
+    error?: string;
+    podsBounced?: { bouncedPods?: string[] }[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+  jobs: { selectorIndex: number; state: string; failedReason?: string | null }[];
+}
+
+interface SelectorLine {
+  index: number;
+  count: number;
+  bounced?: number;
+  chosen?: number;
+  ready?: number;
+  wanted?: number;
+  gate: string;
+  state: string;
+}
+
+/** Counts and gate read from the Ready message, for the selector it names ("selector 2/3 …"). */
+interface MessageFacts {
+  index?: number;
+  bounced?: [number, number];
+  ready?: [number, number];
+  gate?: string;
+}
+
+function pair(match: RegExpExecArray | null): [number, number] | undefined {
+  return match ? [Number(match[1]), Number(match[2])] : undefined;
+}
+
+export function readyMessage(view: DirectiveView): string | undefined {
+  const ready = view.status.conditions?.find((condition) => condition.type === 'Ready');
+  return ready?.message || undefined;
+}
+
+function factsOf(message: string | undefined): MessageFacts {
+  if (message === undefined) return {};
+  const selector = /selector (\d+)\/\d+/.exec(message);
+  const gate = /(waiting for [^;.]+|paused[^;.]*)/i.exec(message);
+  return {
+    ...(selector ? { index: Number(selector[1]) - 1 } : {}),
+    bounced: pair(/(\d+)\/(\d+) (?:pods? )?bounced/i.exec(message)),
+    ready: pair(/(\d+)\/(\d+) (?:replacements? )?(?:are )?Ready/.exec(message)),
+    ...(gate?.[1] ? { gate: gate[1].trim() } : {}),
+  };
+}
+
+const JOB_GATES: Record<string, string> = {
+  waiting: 'queued',
+  'waiting-children': 'after the previous selector',
+  delayed: 'waiting (re-checked shortly)',
+  active: 'working',
+  completed: 'done',
+  failed: 'failed',
+};
+
+/** The Ready message describes the selector at work: its counts and gate win over the job's. */
+function applyFacts(line: SelectorLine, facts: MessageFacts): void {
+  if (facts.index !== line.index || line.state === 'completed' || line.state === 'failed') return;
+  if (facts.bounced) [line.bounced, line.chosen] = facts.bounced;
+  if (facts.ready) [line.ready, line.wanted] = facts.ready;
+  if (facts.gate) line.gate = facts.gate;
+}
+
+function jobState(view: DirectiveView, index: number): { state: string; failedReason?: string } {
+  const job = view.jobs.find((candidate) => candidate.selectorIndex === index);
+  if (job !== undefined) return { state: job.state, failedReason: job.failedReason || undefined };
+  return { state: view.status.podsBounced?.[index] ? 'completed' : 'not queued' };
+}
+
+function selectorLine(view: DirectiveView, index: number, count: number): SelectorLine {
+  const { state, failedReason } = jobState(view, index);
+  const chosen = view.status.podsBounced?.[index]?.bouncedPods?.length;
+  const line: SelectorLine = { index, count, chosen, gate: JOB_GATES[state] ?? state, state };
+  if (state === 'completed') line.bounced = chosen ?? 0;
+  if (state === 'failed') line.gate = failedReason || view.status.error || 'failed';
+  applyFacts(line, factsOf(readyMessage(view)));
+  return line;
+}
+
+export function selectorLines(view: DirectiveView): SelectorLine[] {
+  const count = Math.max(
+    view.jobs.reduce((most, job) => Math.max(most, job.selectorIndex + 1), 0),
+    view.status.podsBounced?.length ?? 0,
+  );
+  return Array.from({ length: count }, (_, index) => selectorLine(view, index, count));
+}
+
+function fraction(done: number | undefined, total: number | undefined): string {
+  return `${done ?? '-'}/${total ?? '-'}`;
+}
+
+function bar(done: number | undefined, total: number | undefined, width = 10): string {
+  const filled = total ? Math.round((Math.min(done ?? 0, total) / total) * width) : 0;
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+}
+
+function headerLine(view: DirectiveView): string {
+  const parts = [view.directive, view.status.state ?? 'no run yet'];
+  if (view.generation !== undefined) parts.push(`generation ${view.generation}`);
+  if (view.issuedAt) parts.push(`issued ${view.issuedAt}`);
+  if (view.paused) parts.push('PAUSED');
+  const detail = view.status.error || readyMessage(view);
+  return `${parts.join('  ')}${detail ? `  — ${detail}` : ''}`;
+}
+
+/** The lines to print; `bars` only on a terminal. */
+export function renderStatus(view: DirectiveView, bars: boolean): string[] {
+  const lines = selectorLines(view).map((line) => {
+    const label = `selector ${line.index + 1}/${line.count}`;
+    const bounced = `bounced ${fraction(line.bounced, line.chosen)}`;
+    // A completed selector's wait was met, whatever its count was.
+    const met = line.state === 'completed' && line.wanted === undefined;
+    const ready = `ready ${met ? 'ok' : fraction(line.ready, line.wanted)}`;
+    if (!bars) return `${label}  ${bounced}  ${ready}  ${line.state}  ${line.gate}`;
+    const readyBar = met ? bar(1, 1, 6) : bar(line.ready, line.wanted, 6);
+    return `${label}  ${bar(line.bounced, line.chosen)} ${bounced}  ${readyBar} ${ready}  ${line.state}  ${line.gate}`;
+  });
+  return [headerLine(view), ...lines];
+}
+
+/** A run is over when FINISHED or FAILED. */
+export function finalState(view: DirectiveView): 'FINISHED' | 'FAILED' | undefined {
+  const state = view.status.state;
+  return state === 'FINISHED' || state === 'FAILED' ? state : undefined;
+}

@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { createProducerConnection, readyOrTimeout } from './connection.js';
+import type { RedisTopology } from './redis-topology.js';
+
+/** Where the queue's Redis is, in words and without credentials, for start-up errors and logs. */
+export function redisTarget(topology: RedisTopology): string {
+  switch (topology.kind) {
+    case 'standalone': {
+      const url = new URL(topology.url);
+      return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+    }
+    case 'sentinel':
+      return `the master "${topology.name}" of the Sentinels ${topology.sentinels.map(({ host, port }) => `${host}:${port}`).join(',')}`;
+    case 'cluster':
+      return `the Cluster at ${topology.nodes.map(({ host, port }) => `${host}:${port}`).join(',')}`;
+  }
+}
+
+/** Resolves true once a fresh connection is ready, false when `timeoutMs` passed first. */
+export async function redisAnswers(topology: RedisTopology, timeoutMs: number): Promise<boolean> {
+  const redis = createProducerConnection(topology);
+  // Connection refusals are expected while waiting; the caller says what they mean.
+  redis.on('error', () => undefined);
+  try {
+    return await readyOrTimeout(redis, timeoutMs);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Logs a Redis outage once, naming Redis and where it is (never its credentials), and once more
+ * when it answers again. ioredis and BullMQ retry on their own; without this every retry would log
+ * a connection error with its stack.
+ */
+export function reportOutages(
+  redis: Redis,
+  log: Logger,
+  topology: RedisTopology,
+  role: string,
+): void {
+  const target = redisTarget(topology);
+  let down = false;
+  redis.on('error', (error: Error & { code?: string }) => {
+    if (down) return;
+    down = true;
+    log.warn(
+      { redis: target, role, reason: error.code ?? error.message },
+      `Redis at ${target} is unreachable (${error.code ?? error.message}); retrying until it answers`,
+    );
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info({ redis: target, role }, `Redis at ${target} answers again`);
+  });
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * True for the errors a lost Redis connection raises in BullMQ and ioredis while they reconnect.
+ * `reportOutages` has said so once already; each of them is worth a debug line at most.
+ */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: string }).code;
+  if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  return /Connection is closed|Stream isn't writeable|connect ETIMEDOUT|ECONNREFUSED/.test(
+    error.message,
+  );
+}
+
+/** An 'error' listener for BullMQ objects: connection trouble at debug, anything else at error. */
+export function queueErrorListener(log: Logger, what: string): (error: Error) => void {
+  return (error) => {
+    if (isConnectionError(error)) log.debug({ err: error }, `${what}: Redis connection error`);
+    else log.error({ err: error }, `${what} error`);
+  };
+}

@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { linesOf, runCli } from '../support/cli-run.js';
+import { startCli, stopCli } from '../support/processes.js';
+import { eventually } from '../support/harness.js';
+import { freePort, ownRedis } from '../support/redis-server.js';
+import { REDIS_URL } from '../support/redis.js';
+
+/**
+ * Start-up that tells the truth: what is missing is said in one sentence and the process exits 1,
+ * instead of starting and retrying in silence. A Redis lost later is said once, not per retry.
+ */
+describe('start-up', () => {
+  let sim: Simulator;
+  let dir: string;
+  let kubeconfig: string;
+  let base: Record<string, string>;
+  beforeAll(async () => {
+    sim = await startSimulator();
+    dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-startup-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    await sim.writeKubeconfig(kubeconfig);
+    // An empty home: no ~/.kube/config to fall back on.
+    base = {
+      HOME: dir,
+      WEBHOOK_AUTH: 'none',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      KUBECONFIG: kubeconfig,
+      REDIS_URL,
+      QUEUE_PREFIX: `pbtest-startup-${process.pid}`,
+      LOG_LEVEL: 'info',
+    };
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** One sentence on stderr, no stack, exit code 1. */
+  async function refused(role: string, env: Record<string, string | undefined>): Promise<string> {
+    const result = await runCli([role], { ...base, ...env });
+    expect(result.code).toBe(1);
+    const lines = linesOf(result.stderr);
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    return lines[0]!;
+  }
+
+  it('names the missing Kubernetes access for serve, work and all', async () => {
+    const none = { KUBECONFIG: undefined };
+    expect(await refused('serve', none)).toMatch(/^No Kubernetes API access: set KUBECONFIG/);
+    expect(await refused('work', { KUBECONFIG: '/nonexistent' })).toBe(
+      'KUBECONFIG names /nonexistent, which cannot be read (no such file): point it at a kubeconfig file.',
+    );
+    expect(await refused('all', { KUBE_CONTEXT: 'production' })).toBe(
+      `KUBE_CONTEXT "production" is not a context of ${kubeconfig}; it has sim.`,
+    );
+  });
+
+  it('names Redis (without its credentials) when it does not answer within 10 s', async () => {
+    const port = await freePort();
+    const sentence = await refused('work', { REDIS_URL: `redis://:hunter2-pw@127.0.0.1:${port}` });
+    expect(sentence).toBe(
+      `Redis at redis://127.0.0.1:${port} did not answer within 10 s: start it, or set REDIS_URL to one that runs.`,
+    );
+  });
+
+  it('the demo without Redis says how to start it instead of hanging', async () => {
+    const port = await freePort();
+    const sentence = await refused('demo', { REDIS_URL: `redis://127.0.0.1:${port}` });
+    expect(sentence).toMatch(
+      /^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer within 10 s: start Redis with /,
+    );
+  });
+
+  it('says once that Redis is gone, retries quietly, and says when it is back', async () => {
+    const redis = await ownRedis();
+    await redis.start();
+    const cli = startCli('all', { ...base, REDIS_URL: redis.url });
+    try {
+      await eventually('the process to listen', () =>
+        /is listening/.test(cli.output()) ? true : undefined,
+      );
+      await redis.stop();
+      await eventually('the outage line', () =>
+        /is unreachable/.test(cli.output()) ? true : undefined,
+      );
+      // Let ioredis and BullMQ retry a good number of times before counting lines.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const during = linesOf(cli.output()).filter((line) => !line.includes('"is listening"'));
+      const outage = during.filter((line) => line.includes('is unreachable'));
+      // One line per connection that lost Redis (the api's and the worker's), not one per retry.
+      expect(outage.length).toBeGreaterThan(0);
+      expect(outage.length).toBeLessThanOrEqual(2);
+      for (const line of outage)
+        expect(JSON.parse(line)).toMatchObject({ level: 'warn', redis: redis.url });
+      expect(cli.output()).not.toMatch(/ECONNREFUSED[^\n]*\n\s+at |"stack"|worker error/);
+      await redis.start();
+      await eventually('the recovery line', () =>
+        /answers again/.test(cli.output()) ? true : undefined,
+      );
+      expect(cli.child.exitCode).toBeNull();
+    } finally {
+      await stopCli(cli);
+      await redis.stop();
+    }
+  });
+});

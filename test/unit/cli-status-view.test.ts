@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { renderStatus, type DirectiveView } from '../../src/cli/status-view.js';
+
+const base: DirectiveView = {
+  directive: 'istio-system/mesh-certs',
+  generation: 3,
+  status: {
+    state: 'BOUNCING_PODS',
+    podsBounced: [{ bouncedPods: ['a', 'b'] }, { bouncedPods: ['c', 'd', 'e'] }],
+  },
+  jobs: [
+    { selectorIndex: 0, state: 'completed' },
+    { selectorIndex: 1, state: 'delayed' },
+    { selectorIndex: 2, state: 'waiting-children' },
+  ],
+};
+
+describe('status lines', () => {
+  it('derives each selector from the jobs and podsBounced when there is no condition', () => {
+    expect(renderStatus(base, false)).toEqual([
+      'istio-system/mesh-certs  BOUNCING_PODS  generation 3',
+      'selector 1/3  bounced 2/2  ready ok  completed  done',
+      'selector 2/3  bounced -/3  ready -/-  delayed  waiting (re-checked shortly)',
+      'selector 3/3  bounced -/-  ready -/-  waiting-children  after the previous selector',
+    ]);
+  });
+
+  it("reads the selector at work from the Ready condition's message", () => {
+    const message =
+      'selector 2/3 (bookinfo app=reviews): 2/3 pods bounced, 1/2 replacements Ready; waiting for replicas';
+    const view: DirectiveView = {
+      ...base,
+      issuedAt: '2026-11-29T12:00:00Z',
+      paused: true,
+      status: {
+        ...base.status,
+        conditions: [{ type: 'Ready', status: 'False', reason: 'Waiting', message }],
+      },
+    };
+    const lines = renderStatus(view, false);
+    expect(lines[0]).toBe(
+      `istio-system/mesh-certs  BOUNCING_PODS  generation 3  issued 2026-11-29T12:00:00Z  PAUSED  — ${message}`,
+    );
+    expect(lines[2]).toBe('selector 2/3  bounced 2/3  ready 1/2  delayed  waiting for replicas');
+    expect(renderStatus(view, true)[2]).toBe(
+      'selector 2/3  ███████░░░ bounced 2/3  ███░░░ ready 1/2  delayed  waiting for replicas',
+    );
+  });
+
+  it("shows a failed selector's reason", () => {
+    const view: DirectiveView = {
+      ...base,
+      status: { state: 'FAILED', error: 'selector 1: timed out after 600s waiting for replicas' },
+      jobs: [
+        { selectorIndex: 0, state: 'completed' },
+        {
+          selectorIndex: 1,
+          state: 'failed',
+          failedReason: 'timed out after 600s waiting for replicas',
+        },
+      ],
+    };
+    const lines = renderStatus(view, false);
+    expect(lines[0]).toMatch(/FAILED {2}generation 3 {2}— selector 1: timed out/);
+    expect(lines[2]).toBe(
+      'selector 2/2  bounced -/-  ready -/-  failed  timed out after 600s waiting for replicas',
+    );
+  });
+});
