@@ -15,6 +15,7 @@ import {
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
+import { latestRun } from './queue/runs.js';
 import { StatusWriter } from './status/writer.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
@@ -22,6 +23,14 @@ import { startWorker } from './workflow/worker.js';
 /** Something started that must be stopped in order on shutdown. */
 export interface Role {
   close(): Promise<void>;
+}
+
+/** Without ALLOWED_NAMESPACES a credential may bounce anything the worker's RBAC reaches: say so. */
+function warnIfEveryNamespace(config: Config, log: Logger): void {
+  if (config.allowedNamespaces !== undefined) return;
+  log.warn(
+    'ALLOWED_NAMESPACES is not set: directives may bounce pods in every namespace the worker can reach',
+  );
 }
 
 export function createKubeGateway(config: Config): KubeGateway {
@@ -50,6 +59,7 @@ export async function startServe(
 ): Promise<ServeRole> {
   const redis: Redis = createProducerConnection(config.redis);
   redis.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  warnIfEveryNamespace(config, log);
   if (!(await readyOrTimeout(redis, 5000)))
     log.warn(
       describeTopology(config.redis),
@@ -97,6 +107,7 @@ export interface WorkRole extends Role {
 export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
   const redis = createWorkerConnection(config.redis);
   redis.on('error', (error) => log.warn({ err: error }, 'worker Redis connection error'));
+  warnIfEveryNamespace(config, log);
   const workflowLog = log.child({ component: 'workflow' });
   const caches = createWatchCaches(config, kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);
@@ -113,7 +124,9 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         readinessTimeoutSeconds: config.readinessTimeoutSeconds,
         rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
         bounceMode: config.bounceMode,
+        ...(config.allowedNamespaces ? { allowedNamespaces: config.allowedNamespaces } : {}),
       },
+      latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
     },
     {
       connection: redis,

@@ -37,7 +37,7 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
   async function describeJobs(ns: string): Promise<string> {
     const directive = h.sim.getDirective(ns, 'certs')!;
     const jobs = await Promise.all(
-      [0, 1].map((i) => h.serve.queue.getJob(`${directive.metadata.uid}.g1.s${i}`)),
+      [0, 1].map((i) => h.serve.queue.getJob(`${directive.metadata.uid}.g1.r0.s${i}`)),
     );
     const states = await Promise.all(jobs.map(async (job) => job?.getState()));
     return JSON.stringify({

@@ -95,7 +95,7 @@ describe('Redis topology settings', () => {
 
   it('puts the accepted marker under the same hash tag as the queue keys', () => {
     const prefix = '{pod-bouncer}';
-    const marker = acceptedKey(prefix, 'uid-1', 3);
+    const marker = acceptedKey(prefix, 'uid-1', 3, '0');
     expect(hashTagOf(marker)).toBe(hashTagOf(`${prefix}:${QUEUE_NAME}:wait`));
   });
 });
