@@ -45,10 +45,10 @@ export class FieldOwnership {
   conflicts(
     object: string,
     manager: string,
-    config: unknown,
-    live: unknown,
-    groupVersion: string,
+    apply: { config: Record<string, unknown>; live: unknown },
   ): ApiError | undefined {
+    const { config, live } = apply;
+    const groupVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
     const causes: Array<{ reason: string; message: string; field: string }> = [];
     for (const [field, value] of leafFields(config)) {
       if (sameValue(valueAt(live, field), value)) continue;
@@ -76,11 +76,8 @@ export class FieldOwnership {
   record(object: string, manager: string, config: unknown, force: boolean): void {
     const managers = this.owners.get(object) ?? new Map<string, Set<string>>();
     const fields = new Set(leafFields(config).keys());
-    if (force) {
-      for (const [other, owned] of managers) {
-        if (other !== manager) for (const field of fields) owned.delete(field);
-      }
-    }
+    const others = [...managers].filter(([other]) => other !== manager);
+    if (force) for (const [, owned] of others) fields.forEach((field) => owned.delete(field));
     managers.set(manager, fields);
     this.owners.set(object, managers);
   }

@@ -73,11 +73,7 @@ export class Patcher {
       if (!dryRun) this.remember(object, manager, config, force);
       return { status: 201, body: created };
     }
-    const groupVersion = String(body.apiVersion);
-    const conflict = force
-      ? undefined
-      : this.ownership.conflicts(object, manager, config, current, groupVersion);
-    if (conflict) throw conflict;
+    this.checkConflicts(object, manager, { config, live: current }, force);
     const desired = mergePatch(current, config) as Record<string, unknown>;
     dropUnappliedFields(desired, this.applied.get(key), config);
     const updated = this.writer.update(type, current, desired, {
@@ -86,6 +82,17 @@ export class Patcher {
     });
     if (!dryRun) this.remember(object, manager, config, force);
     return { status: 200, body: updated };
+  }
+
+  /** An apply without force that changes fields another manager owns is refused (409). */
+  private checkConflicts(
+    object: string,
+    manager: string,
+    apply: { config: Record<string, unknown>; live: KubeObject },
+    force: boolean,
+  ): void {
+    const conflict = force ? undefined : this.ownership.conflicts(object, manager, apply);
+    if (conflict) throw conflict;
   }
 
   private remember(object: string, manager: string, config: object, force: boolean): void {
