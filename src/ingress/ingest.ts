@@ -2,6 +2,7 @@ import { BouncerError, TransientError, messageOf } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey } from '../directive/types.js';
 import { enqueueRun } from '../queue/enqueue.js';
+import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
 import type { AppDeps } from './deps.js';
@@ -45,6 +46,23 @@ export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * A 2xx promises the jobs are durable: with a replicated master (Sentinel), that means a replica
+ * has them too. A replica that does not confirm in time is a 503: the sender's retry is then
+ * answered as a duplicate (nothing is enqueued twice) once the replica has caught up. Redis
+ * Cluster routes WAIT by key, so it is left to the cluster's own replication there.
+ */
+async function confirmReplicated(deps: AppDeps): Promise<void> {
+  if (deps.config.redis.kind === 'cluster') return;
+  const ack = await inRedis(() => waitForReplica(deps.redis));
+  if (ack === 'timeout') {
+    throw new TransientError(
+      'No Redis replica confirmed the event in time; send it again shortly (it will not be enqueued twice).',
+      1,
+    );
+  }
+}
+
+/**
  * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
  * selector count) before any write, resolves the directive, enqueues its run (answering only once
  * every job is in Redis) and marks the run PENDING. An event that an accepted run already covers
@@ -68,6 +86,7 @@ export async function ingest(
   const { run, duplicate } = await inRedis(() =>
     enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
   );
+  await confirmReplicated(deps);
   if (!duplicate) {
     try {
       // Before the answer, so a sender that reads the directive after a 202 sees PENDING (or
