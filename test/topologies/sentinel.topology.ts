@@ -66,7 +66,7 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
       again = await h.post(reference);
     }
     expect(again.status, JSON.stringify(again.body)).toBe(202);
-    h.work!.worker.resume();
+    void h.work!.worker.resume();
     await waitForState(h, ns, 'certs', 'FINISHED', 60_000).catch(async (error: Error) => {
       throw new Error(`${error.message}; queue: ${await describeJobs(ns)}`);
     });
