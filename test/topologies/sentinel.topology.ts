@@ -49,8 +49,9 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
     h.sim.applyDirective(
       directive(ns, 'certs', [{ namespace: ns, labels: { app: 'istiod' }, waitForReplicas: 2 }]),
     );
-    // No worker may take the job before the switch: what counts is what the new master holds.
-    await h.work!.worker.pause(true);
+    // No worker may take the job before the switch (a paused worker still finishes the fetch it
+    // is blocked in): what counts is what the new master holds.
+    await h.work!.close();
     const reference = { directive: { namespace: ns, name: 'certs' } };
     const thaw = await topology.freezeReplicas();
     const answer = await h.post(reference);
@@ -67,7 +68,7 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
       again = await h.post(reference);
     }
     expect(again.status, JSON.stringify(again.body)).toBe(202);
-    await h.work!.worker.resume();
+    h.startWorker();
     await waitForState(h, ns, 'certs', 'FINISHED', 60_000).catch(async (error: Error) => {
       throw new Error(`${error.message}; queue: ${await describeJobs(ns)}`);
     });
