@@ -34,6 +34,14 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** How long a worker's job lock lives; a killed worker's job is taken over after about this long. */
   readonly jobLockMs: number;
+  /** Namespaces selectors and inline directives may touch; undefined: every namespace. */
+  readonly allowedNamespaces: readonly string[] | undefined;
+  /** False refuses the inline form of the native body (403). */
+  readonly inlineDirectives: boolean;
+  /** Most selectors a directive may have (422 above). */
+  readonly maxSelectors: number;
+  /** How long finished jobs, run markers and CloudEvent ids are kept in Redis. */
+  readonly retentionDays: number;
   /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
   readonly notify: NotifyConfig | undefined;
 }
@@ -193,6 +201,26 @@ function notify(env: Env): NotifyConfig | undefined {
   return url === undefined ? undefined : { url, format };
 }
 
+function allowedNamespaces(env: Env): readonly string[] | undefined {
+  if (read(env, 'ALLOWED_NAMESPACES') === undefined) return undefined;
+  const names = list(env, 'ALLOWED_NAMESPACES');
+  if (names.length === 0) {
+    throw new ConfigError('ALLOWED_NAMESPACES must name at least one namespace when it is set.');
+  }
+  for (const name of names) {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
+      throw new ConfigError(
+        `ALLOWED_NAMESPACES must be a comma-separated list of namespace names, not "${name}".`,
+      );
+    }
+  }
+  return Object.freeze([...new Set(names)]);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  return oneOf(env, name, ['true', 'false'] as const, fallback ? 'true' : 'false') === 'true';
+}
+
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
@@ -218,6 +246,10 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, [1024, 64 * 1_048_576]),
     jobLockMs: integer(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
     notify: notify(env),
+    allowedNamespaces: allowedNamespaces(env),
+    inlineDirectives: flag(env, 'INLINE_DIRECTIVES', true),
+    maxSelectors: integer(env, 'MAX_SELECTORS', 64, [1, 10_000]),
+    retentionDays: integer(env, 'RETENTION_DAYS', 30, [1, 3650]),
   };
   return Object.freeze(config);
 }

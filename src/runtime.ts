@@ -19,12 +19,21 @@ import { observeTransition } from './metrics/directives.js';
 import { Notifier, startNotifyWorker } from './notify/notifier.js';
 import { StatusWriter, type StatusWriterOptions } from './status/writer.js';
 import { queueErrorListener, reportOutages } from './queue/redis-watch.js';
+import { latestRun } from './queue/runs.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
 
 /** Something started that must be stopped in order on shutdown. */
 export interface Role {
   close(): Promise<void>;
+}
+
+/** Without ALLOWED_NAMESPACES a credential may bounce anything the worker's RBAC reaches: say so. */
+function warnIfEveryNamespace(config: Config, log: Logger): void {
+  if (config.allowedNamespaces !== undefined) return;
+  log.warn(
+    'ALLOWED_NAMESPACES is not set: directives may bounce pods in every namespace the worker can reach',
+  );
 }
 
 /**
@@ -81,6 +90,7 @@ export async function startServe(
 ): Promise<ServeRole> {
   const redis: Redis = createProducerConnection(config.redis);
   reportOutages(redis, log, config.redis, 'api');
+  warnIfEveryNamespace(config, log);
   if (!(await readyOrTimeout(redis, 5000)))
     log.warn(
       describeTopology(config.redis),
@@ -137,6 +147,7 @@ export interface WorkRole extends Role {
 export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
   const redis = createWorkerConnection(config.redis);
   reportOutages(redis, log, config.redis, 'worker');
+  warnIfEveryNamespace(config, log);
   const workflowLog = log.child({ component: 'workflow' });
   const caches = sharedWatchCaches(kube, log);
   const wakeups = new Wakeups(caches.view, workflowLog);
@@ -161,7 +172,9 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         readinessTimeoutSeconds: config.readinessTimeoutSeconds,
         rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
         bounceMode: config.bounceMode,
+        ...(config.allowedNamespaces ? { allowedNamespaces: config.allowedNamespaces } : {}),
       },
+      latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
     },
     {
       connection: redis,

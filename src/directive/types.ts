@@ -40,6 +40,8 @@ export interface BouncedPods {
 
 export interface DirectiveStatus {
   observedGeneration?: number;
+  /** The issuance the described run serves; null in a patch removes it. */
+  issuedAt?: string | null;
   state?: DirectiveState;
   error?: string;
   podsBounced?: BouncedPods[];

@@ -9,6 +9,8 @@ export interface Problem {
 }
 
 const UINT32_MAX = 4_294_967_295;
+/** An answer names this many problems at most: a body of thousands of bad selectors stays short. */
+const MAX_PROBLEMS = 20;
 
 function checkRef(value: unknown, field: string, problems: Problem[]): void {
   if (!isRecord(value)) {
@@ -88,10 +90,10 @@ export function validateSpec(spec: unknown): Problem[] {
     problems.push({ field: 'spec.podsToBounce', message: 'must list at least one pod selector' });
     return problems;
   }
-  pods.forEach((selector, index) =>
-    checkSelector(selector, `spec.podsToBounce[${index}]`, problems),
-  );
-  return problems;
+  for (let index = 0; index < pods.length && problems.length < MAX_PROBLEMS; index += 1) {
+    checkSelector(pods[index], `spec.podsToBounce[${index}]`, problems);
+  }
+  return problems.slice(0, MAX_PROBLEMS);
 }
 
 /** Fills defaults of a spec that passed validateSpec, so the rest of the code sees one shape. */

@@ -67,10 +67,26 @@ function fromWatchEvent(body: Record<string, unknown>): CertIssued {
   );
 }
 
+/** The component name pod-bouncer records its own Events under. */
+export const REPORTING_COMPONENT = 'pod-bouncer';
+
+/** An Event pod-bouncer itself recorded (an exporter forwarding every Event must not loop). */
+function recordedByUs(body: Record<string, unknown>): boolean {
+  const source = isRecord(body.source) ? body.source.component : undefined;
+  return [body.reportingController, body.reportingComponent, source].includes(REPORTING_COMPONENT);
+}
+
 /** A core/v1 Event as kubernetes-event-exporter posts it: the involved object is the reference. */
 function fromKubernetesEvent(body: Record<string, unknown>): CertIssued {
   const involved = body.involvedObject ?? body.regarding;
   if (!isRecord(involved)) throw new BadEventError('involvedObject', 'must be an object');
+  if (recordedByUs(body)) {
+    return {
+      kind: 'ignored',
+      reason: 'events recorded by pod-bouncer itself need no bounce',
+      shape: 'kubernetes-event',
+    };
+  }
   if (involved.kind !== DIRECTIVE_KIND) {
     return {
       kind: 'ignored',

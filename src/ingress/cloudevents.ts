@@ -12,8 +12,7 @@ import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 
-/** Senders redeliver for hours at most; a week covers any sane retry policy. */
-const SEEN_TTL_SECONDS = 7 * 24 * 3600;
+const DAY_SECONDS = 24 * 3600;
 /** A claim whose holder died (crash mid-request) is released after this long. */
 const CLAIM_TTL_SECONDS = 60;
 const CLAIMED = 'claimed';
@@ -67,8 +66,9 @@ async function earlierAnswer(deps: AppDeps, key: string): Promise<AcceptedEvent>
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
  * in Redis (SET NX) before anything happens — an inline directive is not even applied for a
  * redelivery — and replaced by the answer once the event is accepted, kept for a week. A failed
- * attempt releases its claim so the sender's retry is handled afresh. Ignored events cost nothing
- * in Redis.
+ * attempt releases its claim so the sender's retry is handled afresh. The answer is kept for
+ * RETENTION_DAYS, so a redelivery within retention is still a duplicate. Ignored events cost
+ * nothing in Redis.
  */
 export async function ingestCloudEvent(
   deps: AppDeps,
@@ -86,6 +86,7 @@ export async function ingestCloudEvent(
     await deps.redis.del(key).catch(() => undefined);
     throw error;
   }
-  await inRedis(() => deps.redis.set(key, JSON.stringify(result), 'EX', SEEN_TTL_SECONDS));
+  const retention = deps.config.retentionDays * DAY_SECONDS;
+  await inRedis(() => deps.redis.set(key, JSON.stringify(result), 'EX', retention));
   return result;
 }

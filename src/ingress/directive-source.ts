@@ -1,8 +1,10 @@
-import type { Directive } from '../directive/types.js';
+import { ConflictError } from '../errors.js';
+import { directiveKey, type Directive, type DirectiveManifest } from '../directive/types.js';
 import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
 import type { AppDeps } from './deps.js';
+import { HttpProblem } from './http-errors.js';
 
 type Reference = Extract<CertIssued, { kind: 'reference' }>;
 
@@ -35,6 +37,20 @@ async function readReference(deps: AppDeps, event: Reference): Promise<Directive
   return directive;
 }
 
+/** Server-side apply without force: a directive another field manager owns is a 409. */
+async function applyInline(deps: AppDeps, manifest: DirectiveManifest): Promise<Directive> {
+  try {
+    return await deps.kube.applyDirective(manifest);
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    throw new HttpProblem(
+      409,
+      'conflict',
+      `The directive ${directiveKey(manifest.metadata)} is managed by another field manager; nothing was changed (${error.message}).`,
+    );
+  }
+}
+
 /**
  * The directive an event is about: written to the cluster (inline), or read (by reference) from
  * the process's watch cache when that is at least as fresh as the event, else from the API.
@@ -45,7 +61,7 @@ export async function resolveDirective(
 ): Promise<Directive> {
   const directive =
     event.kind === 'inline'
-      ? await deps.kube.applyDirective(event.manifest)
+      ? await applyInline(deps, event.manifest)
       : await readReference(deps, event);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
   return { ...directive, spec: checkedSpec(directive.spec) };

@@ -1,15 +1,30 @@
 import { BouncerError, TransientError, messageOf } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey } from '../directive/types.js';
-import { enqueueChain } from '../queue/enqueue.js';
+import { enqueueRun } from '../queue/enqueue.js';
+import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
+import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
+
+const DAY_SECONDS = 24 * 3600;
+
+/** Native and CloudEvent events name an issuance; the object shapes only describe the directive. */
+function namesIssuance(event: Exclude<CertIssued, { kind: 'ignored' }>): boolean {
+  return (
+    event.shape === 'native-reference' ||
+    event.shape === 'native-inline' ||
+    event.shape === 'cloudevent'
+  );
+}
 
 export interface AcceptedEvent {
   directive: string;
   uid: string;
   generation: number;
+  /** The run's issuance; absent when it has none. */
+  issuedAt?: string;
   selectors: number;
   jobIds: string[];
   duplicate: boolean;
@@ -31,31 +46,54 @@ export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Accepts one cert-issued event: resolves the directive, enqueues its chain (answering only once
- * every job is in Redis) and marks the new generation PENDING. A generation already accepted is a
- * duplicate and enqueues nothing.
+ * A 2xx promises the jobs are durable: with a replicated master (Sentinel), that means a replica
+ * has them too. A replica that does not confirm in time is a 503: the sender's retry is then
+ * answered as a duplicate (nothing is enqueued twice) once the replica has caught up. Redis
+ * Cluster routes WAIT by key, so it is left to the cluster's own replication there.
+ */
+async function confirmReplicated(deps: AppDeps): Promise<void> {
+  if (deps.config.redis.kind === 'cluster') return;
+  const ack = await inRedis(() => waitForReplica(deps.redis));
+  if (ack === 'timeout') {
+    throw new TransientError(
+      'No Redis replica confirmed the event in time; send it again shortly (it will not be enqueued twice).',
+      1,
+    );
+  }
+}
+
+/**
+ * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
+ * selector count) before any write, resolves the directive, enqueues its run (answering only once
+ * every job is in Redis) and marks the run PENDING. An event that an accepted run already covers
+ * (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
   deps: AppDeps,
   event: CertIssued,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
+  assertEventAllowed(deps.config, event);
   const directive = await resolveDirective(deps, event);
+  assertSpecAllowed(deps.config, directive.spec);
   const { namespace, name, uid, generation } = directive.metadata;
-  const { jobIds, duplicate } = await inRedis(() =>
-    enqueueChain(
-      { flows: deps.flows, redis: deps.redis, prefix: deps.config.queuePrefix },
-      directive,
-      event.issuedAt,
-    ),
+  const enqueueDeps = {
+    flows: deps.flows,
+    redis: deps.redis,
+    prefix: deps.config.queuePrefix,
+    retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
+  };
+  const { run, duplicate } = await inRedis(() =>
+    enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
   );
+  await confirmReplicated(deps);
   if (!duplicate) {
     try {
       // Before the answer, so a sender that reads the directive after a 202 sees PENDING (or
       // later); `accepted` leaves a status of this generation alone if the worker was faster.
       await deps.status.apply(
         { namespace, name, uid, generation },
-        accepted(generation, directive.spec.podsToBounce.length),
+        accepted(generation, directive.spec.podsToBounce.length, run.issuedAt),
         directive,
       );
     } catch (error) {
@@ -70,10 +108,10 @@ export async function ingest(
   deps.log.info(
     {
       directive: directiveKey(directive.metadata),
-      run: event.issuedAt === undefined ? '0' : String(event.issuedAt.getTime()),
+      run: run.runKey,
       uid,
-      generation,
-      jobIds,
+      generation: run.generation,
+      jobIds: run.jobIds,
       duplicate,
     },
     duplicate ? 'cert-issued event is a duplicate' : 'cert-issued event accepted',
@@ -81,9 +119,10 @@ export async function ingest(
   return {
     directive: directiveKey(directive.metadata),
     uid,
-    generation,
-    selectors: directive.spec.podsToBounce.length,
-    jobIds,
+    generation: run.generation,
+    ...(run.issuedAt !== undefined ? { issuedAt: run.issuedAt } : {}),
+    selectors: run.jobIds.length,
+    jobIds: run.jobIds,
     duplicate,
   };
 }

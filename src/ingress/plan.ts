@@ -8,7 +8,17 @@ import {
 } from '../directive/types.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { needsBounce } from '../workflow/steps/select.js';
+import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
 import type { AppDeps } from './deps.js';
+import {
+  mapBounded,
+  selectorWarnings,
+  type GateObjects,
+  type PlanWarning,
+} from './plan-warnings.js';
+
+/** Selectors planned at once: each costs a LIST and up to two reads of the API server. */
+const PLAN_CONCURRENCY = 4;
 
 export interface PlannedPod {
   name: string;
@@ -33,6 +43,8 @@ export interface SelectorPlan {
   /** Matching pods left alone: already terminating, or created at or after issuedAt. */
   skipped: Array<PlannedPod & { reason: 'terminating' | 'created at or after issuedAt' }>;
   gates: { rootCertSync: RootCertGate | null; waitForReplicas: number };
+  /** What an operator must see before running it; empty when nothing is amiss. */
+  warnings: PlanWarning[];
 }
 
 export interface EventPlan {
@@ -52,17 +64,24 @@ export interface IgnoredPlan {
   reason: string;
 }
 
-async function rootCertGate(kube: KubeGateway, sync: RootCertSync): Promise<RootCertGate> {
+async function rootCertGate(
+  kube: KubeGateway,
+  sync: RootCertSync,
+): Promise<{ gate: RootCertGate; found: GateObjects }> {
   const [secret, configMap] = await Promise.all([
     kube.readSecretKey(sync.secretRef, sync.secretKey),
     kube.readConfigMapKey(sync.configMapRef, sync.configMapKey),
   ]);
+  const found = { secretFound: secret !== undefined, configMapFound: configMap !== undefined };
   // The Secret's bytes are compared here and go no further: the plan says only whether they match.
-  if (secret === undefined) return { ...sync, inSync: false, reason: 'secret key missing' };
-  if (configMap === undefined) return { ...sync, inSync: false, reason: 'configmap key missing' };
-  return Buffer.from(configMap).equals(secret)
-    ? { ...sync, inSync: true }
-    : { ...sync, inSync: false, reason: 'differs' };
+  if (secret === undefined) {
+    return { gate: { ...sync, inSync: false, reason: 'secret key missing' }, found };
+  }
+  if (configMap === undefined) {
+    return { gate: { ...sync, inSync: false, reason: 'configmap key missing' }, found };
+  }
+  const inSync = Buffer.from(configMap).equals(secret);
+  return { gate: inSync ? { ...sync, inSync } : { ...sync, inSync, reason: 'differs' }, found };
 }
 
 async function planSelector(
@@ -73,7 +92,7 @@ async function planSelector(
 ): Promise<SelectorPlan> {
   const [pods, gate] = await Promise.all([
     kube.listPods(selector.namespace, selector.labels),
-    selector.rootCertSync ? rootCertGate(kube, selector.rootCertSync) : null,
+    selector.rootCertSync ? rootCertGate(kube, selector.rootCertSync) : undefined,
   ]);
   const plan: SelectorPlan = {
     selectorIndex,
@@ -81,7 +100,8 @@ async function planSelector(
     labels: selector.labels,
     pods: [],
     skipped: [],
-    gates: { rootCertSync: gate, waitForReplicas: selector.waitForReplicas },
+    gates: { rootCertSync: gate?.gate ?? null, waitForReplicas: selector.waitForReplicas },
+    warnings: selectorWarnings(selector, pods, gate?.found),
   };
   for (const pod of pods) {
     const view = { name: pod.name, uid: pod.uid, created: pod.createdAt.toISOString() };
@@ -105,31 +125,36 @@ async function planTarget(
     return { key: directiveKey(metadata), uid: null, generation: null, spec };
   }
   const directive = await deps.kube.getDirective(event.ref);
+  const spec = checkedSpec(directive.spec);
+  assertSpecAllowed(deps.config, spec);
   const { uid, generation } = directive.metadata;
   return {
     key: directiveKey(directive.metadata),
     uid,
     generation,
-    spec: checkedSpec(directive.spec),
+    spec,
   };
 }
 
 /**
- * `?dryRun=true`: what the event would do now — per selector, the pods that would be bounced and
- * the gates that would be waited on. Read-only: no job, no status write, no apply (an inline
- * directive is planned from the spec it carries). Selectors after the first are planned against
- * the pods of this moment; by the time they would run, their pods may have changed.
+ * `?dryRun=true`: what the event would do now — per selector, the pods that would be bounced,
+ * the gates that would be waited on and the warnings an operator must see. Read-only: no job, no
+ * status write, no apply (an inline directive is planned from the spec it carries). Bound by the
+ * rules of a run (ALLOWED_NAMESPACES, INLINE_DIRECTIVES, MAX_SELECTORS) and planned a few
+ * selectors at a time. Selectors after the first are planned against the pods of this moment; by
+ * the time they would run, their pods may have changed.
  */
 export async function planEvent(
   deps: AppDeps,
   event: CertIssued,
 ): Promise<EventPlan | IgnoredPlan> {
   if (event.kind === 'ignored') return { dryRun: true, ignored: true, reason: event.reason };
+  assertEventAllowed(deps.config, event);
   const target = await planTarget(deps, event);
-  const selectors = await Promise.all(
-    target.spec.podsToBounce.map((selector, index) =>
-      planSelector(deps.kube, selector, index, event.issuedAt),
-    ),
+  const selectors = await mapBounded(
+    target.spec.podsToBounce,
+    PLAN_CONCURRENCY,
+    (selector, index) => planSelector(deps.kube, selector, index, event.issuedAt),
   );
   return {
     dryRun: true,

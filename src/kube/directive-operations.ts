@@ -63,7 +63,11 @@ export class DirectiveClient implements DirectiveOperations {
     });
   }
 
-  /** Creates or updates a directive by server-side apply; the server bumps generation on spec change. */
+  /**
+   * Creates or updates a directive by server-side apply, without force: a field another field
+   * manager owns and this apply would change is a ConflictError (409) naming it, and nothing
+   * changes. The server bumps generation on spec change.
+   */
   async applyDirective(manifest: DirectiveManifest): Promise<Directive> {
     const { name, namespace } = manifest.metadata;
     const what = `apply directive ${namespace}/${name}`;
@@ -75,7 +79,7 @@ export class DirectiveClient implements DirectiveOperations {
           name,
           body: manifest,
           fieldManager: FIELD_MANAGER,
-          force: true,
+          force: false,
         },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       );

@@ -8,6 +8,8 @@ export interface PodInfo {
   createdAt: Date;
   ready: boolean;
   terminating: boolean;
+  /** A controller owns it (ReplicaSet, StatefulSet, …): it is replaced when bounced. */
+  controlled?: boolean;
 }
 
 export function toPodInfo(pod: V1Pod): PodInfo {
@@ -19,5 +21,6 @@ export function toPodInfo(pod: V1Pod): PodInfo {
     createdAt: new Date(metadata.creationTimestamp ?? 0),
     ready: readyCondition?.status === 'True',
     terminating: metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null,
+    controlled: (metadata.ownerReferences ?? []).some((owner) => owner.controller === true),
   };
 }

@@ -5,11 +5,22 @@ import type { SelectorJobData } from './selector-job.js';
 export const QUEUE_NAME = 'bounce';
 
 /**
- * Deterministic, colon-free job id: the same directive generation always maps to the same jobs,
- * so a repeated event cannot create a second chain.
+ * Deterministic, colon-free job id: the same run (directive uid, generation, runKey) always maps
+ * to the same jobs, so a repeated event cannot create a second chain.
  */
-export function selectorJobId(uid: string, generation: number, selectorIndex: number): string {
-  return `${uid}.g${generation}.s${selectorIndex}`;
+export function selectorJobId(
+  uid: string,
+  generation: number,
+  runKey: string,
+  selectorIndex: number,
+): string {
+  return `${uid}.g${generation}.r${runKey}.s${selectorIndex}`;
+}
+
+/** A run's key: its `issuedAt` as epoch milliseconds in decimal, or "0" when it has none. */
+export function runKeyOf(issuedAt: Date | string | undefined): string {
+  if (issuedAt === undefined) return '0';
+  return String(new Date(issuedAt).getTime());
 }
 
 /** Job name: which directive, which of its selectors, and the pods it selects. */
@@ -40,7 +51,22 @@ export function selectorJobLabel(name: string, data: Partial<SelectorJobData> | 
   return `${name} — ${parts.join(', ')}`;
 }
 
-/** Redis key that marks a directive generation as accepted (kept after its jobs finish). */
-export function acceptedKey(prefix: string, uid: string, generation: number): string {
-  return `${prefix}:${QUEUE_NAME}:accepted:${uid}:${generation}`;
+/** Redis key that marks one run as accepted (kept for the retention period after it ends). */
+export function acceptedKey(
+  prefix: string,
+  uid: string,
+  generation: number,
+  runKey: string,
+): string {
+  return `${prefix}:${QUEUE_NAME}:accepted:${uid}:${generation}:${runKey}`;
+}
+
+/** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
+export function latestRunKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:run:${uid}`;
+}
+
+/** Redis key set by the abort route; the worker fails the run's job when it finds it. */
+export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
+  return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
 }

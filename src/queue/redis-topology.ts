@@ -170,11 +170,12 @@ function nodeOptions(auth: RedisAuth): RedisOptions {
 }
 
 /**
- * A primary demoted by a failover answers writes with READONLY until the client reconnects and
+ * A primary demoted by a failover answers writes with READONLY, and unblocks the clients blocked
+ * on it (BullMQ's BZPOPMIN on the queue marker) with UNBLOCKED, until the client reconnects and
  * asks the sentinels again; reconnecting and resending (2) makes the switch invisible to BullMQ.
  */
 function reconnectOnReadonly(error: Error): 2 | false {
-  return error.message.startsWith('READONLY') ? 2 : false;
+  return /^(READONLY|UNBLOCKED)/.test(error.message) ? 2 : false;
 }
 
 /**
@@ -195,9 +196,13 @@ export function redisOptions(
       ? { sentinelPassword: topology.sentinelPassword }
       : {}),
     ...(topology.auth.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-    // Subscribe to the sentinels' +switch-master so a failover is followed at once, not only
-    // when the old primary's connection breaks.
-    failoverDetector: true,
+    // No failover detector. Its +switch-master handler disconnects the client's connector even
+    // while the client is between sockets resolving the master (the old master was killed): the
+    // resolution then fails with "Connection is closed." and ioredis ends the client for good
+    // (status "end", never reconnected). A BullMQ worker whose connection ended no longer
+    // promotes delayed jobs or fetches any, silently. A killed master closes the sockets, and a
+    // demoted one answers READONLY/UNBLOCKED (above): both reconnect through the sentinels.
+    failoverDetector: false,
   };
 }
 

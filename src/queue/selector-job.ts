@@ -26,6 +26,8 @@ export interface SelectorProgress {
 export interface SelectorJobData {
   directive: { namespace: string; name: string; uid: string };
   generation: number;
+  /** The run this job belongs to: `issuedAt` as epoch ms in decimal, or "0" (see queue/runs.ts). */
+  runKey: string;
   selectorIndex: number;
   selectorCount: number;
   selector: PodSelector;

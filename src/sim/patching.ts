@@ -11,6 +11,7 @@ import { isDryRun } from './requests.js';
 import type { ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 import type { ObjectWriter } from './writes.js';
+import { FieldOwnership } from './field-ownership.js';
 
 const MERGE = 'application/merge-patch+json';
 const STRATEGIC = 'application/strategic-merge-patch+json';
@@ -19,6 +20,8 @@ const JSON_PATCH = 'application/json-patch+json';
 export class Patcher {
   // Last configuration applied per object and field manager.
   private readonly applied = new Map<string, unknown>();
+  // Which manager applied which field, for conflicts of applies without force.
+  private readonly ownership = new FieldOwnership();
 
   constructor(
     private readonly store: ObjectStore,
@@ -41,6 +44,7 @@ export class Patcher {
     const prefix = `${type.storeKey}/${namespace}/${name}/`;
     for (const key of [...this.applied.keys()])
       if (key.startsWith(prefix)) this.applied.delete(key);
+    this.ownership.forget(prefix);
   }
 
   private apply(req: ApiRequest, current: KubeObject | undefined): Reply {
@@ -56,7 +60,9 @@ export class Patcher {
       throw badRequest('invalid object type: an apply patch must set apiVersion and kind');
     }
     const dryRun = isDryRun(query);
-    const key = `${type.storeKey}/${namespace}/${name}/${req.path.subresource ?? ''}/${manager}`;
+    const object = `${type.storeKey}/${namespace}/${name}/${req.path.subresource ?? ''}`;
+    const key = `${object}/${manager}`;
+    const force = query.get('force') === 'true';
     const config = {
       ...body,
       metadata: { ...(isPlainObject(body.metadata) ? body.metadata : {}), name },
@@ -64,17 +70,34 @@ export class Patcher {
     if (!current) {
       if (req.path.subresource) throw notFound(qualifiedResource(type.plural, type.group), name);
       const created = this.writer.create(type, namespace, config, dryRun);
-      if (!dryRun) this.applied.set(key, structuredClone(config));
+      if (!dryRun) this.remember(object, manager, config, force);
       return { status: 201, body: created };
     }
+    this.checkConflicts(object, manager, { config, live: current }, force);
     const desired = mergePatch(current, config) as Record<string, unknown>;
     dropUnappliedFields(desired, this.applied.get(key), config);
     const updated = this.writer.update(type, current, desired, {
       subresource: req.path.subresource,
       dryRun,
     });
-    if (!dryRun) this.applied.set(key, structuredClone(config));
+    if (!dryRun) this.remember(object, manager, config, force);
     return { status: 200, body: updated };
+  }
+
+  /** An apply without force that changes fields another manager owns is refused (409). */
+  private checkConflicts(
+    object: string,
+    manager: string,
+    apply: { config: Record<string, unknown>; live: KubeObject },
+    force: boolean,
+  ): void {
+    const conflict = force ? undefined : this.ownership.conflicts(object, manager, apply);
+    if (conflict) throw conflict;
+  }
+
+  private remember(object: string, manager: string, config: object, force: boolean): void {
+    this.applied.set(`${object}/${manager}`, structuredClone(config));
+    this.ownership.record(object, manager, config, force);
   }
 }
 

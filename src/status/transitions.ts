@@ -12,13 +12,20 @@ export interface Transition {
   event: DirectiveEvent;
 }
 
-export function accepted(generation: number, selectors: number): Transition {
+/** A run accepted; a second run of the same generation (a later `issuedAt`) is written too. */
+export function accepted(generation: number, selectors: number, issuedAt?: string): Transition {
   return {
     describe: 'accepted',
     patch: (current) =>
-      current.observedGeneration === generation
+      current.observedGeneration === generation && (current.issuedAt ?? undefined) === issuedAt
         ? undefined
-        : { observedGeneration: generation, state: 'PENDING', error: '', podsBounced: [] },
+        : {
+            observedGeneration: generation,
+            issuedAt: issuedAt ?? null,
+            state: 'PENDING',
+            error: '',
+            podsBounced: [],
+          },
     event: {
       type: 'Normal',
       reason: 'Accepted',
@@ -27,16 +34,23 @@ export function accepted(generation: number, selectors: number): Transition {
   };
 }
 
-export function bouncing(generation: number, selectorIndex: number): Transition {
+/** `issuedAt` names the run: a status of another run of the same generation starts afresh. */
+export function bouncing(generation: number, selectorIndex: number, issuedAt?: string): Transition {
   return {
     describe: 'bouncing',
     patch: (current) => {
-      if (current.observedGeneration === generation && current.state === 'BOUNCING_PODS') {
+      const otherRun = issuedAt !== undefined && current.issuedAt !== issuedAt;
+      if (
+        current.observedGeneration === generation &&
+        current.state === 'BOUNCING_PODS' &&
+        !otherRun
+      ) {
         return undefined;
       }
-      const fresh = current.observedGeneration !== generation;
+      const fresh = current.observedGeneration !== generation || otherRun;
       return {
         observedGeneration: generation,
+        ...(issuedAt !== undefined ? { issuedAt } : {}),
         state: 'BOUNCING_PODS',
         error: '',
         ...(fresh ? { podsBounced: [] } : {}),

@@ -3,6 +3,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
+import type { Run } from '../queue/runs.js';
 import type { SelectorJobData, SelectorProgress, SelectorStep } from '../queue/selector-job.js';
 import type { StatusWriter } from '../status/writer.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
@@ -12,6 +13,8 @@ export interface WorkflowSettings {
   readinessTimeoutSeconds: number;
   rootCertSyncTimeoutSeconds: number;
   bounceMode: BounceMode;
+  /** ALLOWED_NAMESPACES: checked again before anything is bounced; undefined allows every one. */
+  allowedNamespaces?: readonly string[];
 }
 
 export interface WorkflowDeps {
@@ -24,6 +27,8 @@ export interface WorkflowDeps {
   view?: ClusterView;
   /** Parked jobs woken by watch events before their delayed re-check. */
   wakeups?: Wakeups;
+  /** The directive's latest run (queue/runs.ts): a job of another run is superseded. */
+  latestRun?: (uid: string) => Promise<Run | undefined>;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */

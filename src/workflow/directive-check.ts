@@ -1,6 +1,8 @@
 import type { Job } from 'bullmq';
-import { NotFoundError } from '../errors.js';
+import { disallowedNamespaces, namespacesOf, outsideAllowedMessage } from '../directive/bounds.js';
+import { NotFoundError, PermanentError } from '../errors.js';
 import type { Directive } from '../directive/types.js';
+import { isLatest } from '../queue/runs.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { SelectorResult, WorkflowDeps } from './context.js';
 
@@ -20,16 +22,26 @@ async function readDirective(
   }
 }
 
+/** False when a newer run of the directive (a new generation or a later issuedAt) was accepted. */
+async function isLatestRun(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
+  if (deps.latestRun === undefined) return true;
+  const run = await deps.latestRun(data.directive.uid);
+  // Jobs enqueued before runs had keys carry none: only their generation can be compared.
+  if (data.runKey === undefined) return run === undefined || run.generation === data.generation;
+  return isLatest(run, data.generation, data.runKey);
+}
+
 /**
- * The directive this job works for, or why it no longer exists for this job. The watch cache
- * answers the common case; a cache that says "superseded" or "deleted" may just be behind (a
- * generation accepted a moment ago), so that answer is confirmed with the API server before the
- * job gives up.
+ * The directive this job works for, or why it no longer exists for this job. A job whose
+ * (generation, runKey) is not the latest run's is superseded. The watch cache answers the common
+ * case; a cache that says "superseded" or "deleted" may just be behind (a generation accepted a
+ * moment ago), so that answer is confirmed with the API server before the job gives up.
  */
 export async function currentDirective(
   deps: WorkflowDeps,
   data: SelectorJobData,
 ): Promise<Directive | 'superseded' | 'directive-deleted'> {
+  if (!(await isLatestRun(deps, data))) return 'superseded';
   if (deps.directives === undefined) return readDirective(deps.kube, data);
   const cached = await readDirective(deps.directives, data);
   return typeof cached === 'string' ? readDirective(deps.kube, data) : cached;
@@ -54,4 +66,31 @@ export async function endedMidRun(
   log.info({ reason: result }, 'selector job ends: the directive changed mid-run');
   await job.log(`ended mid-run: ${result}`);
   return { outcome: result };
+}
+
+/** A selector outside ALLOWED_NAMESPACES: terminal, the job fails with this cause. */
+export class NamespaceNotAllowedError extends PermanentError {
+  constructor(namespaces: string[]) {
+    super(`${outsideAllowedMessage(namespaces)}; nothing was bounced`, 403);
+  }
+}
+
+/**
+ * The worker's own check of ALLOWED_NAMESPACES before it bounces: the job's selector as enqueued,
+ * and the same selector of the spec the cluster holds now. Ingest refused such events already;
+ * this catches jobs enqueued under another setting and specs edited in the cluster.
+ */
+export function assertNamespacesAllowed(
+  deps: WorkflowDeps,
+  data: SelectorJobData,
+  directive: Directive,
+): void {
+  const allowed = deps.settings.allowedNamespaces;
+  if (allowed === undefined) return;
+  const selectors = [data.selector, directive.spec.podsToBounce[data.selectorIndex]];
+  const namespaces = selectors.flatMap((selector) =>
+    selector === undefined ? [] : [...namespacesOf({ podsToBounce: [selector] })],
+  );
+  const outside = disallowedNamespaces(namespaces, allowed);
+  if (outside.length > 0) throw new NamespaceNotAllowedError(outside);
 }

@@ -10,7 +10,7 @@ import type {
   StepOutcome,
   WorkflowDeps,
 } from './context.js';
-import { currentDirective } from './directive-check.js';
+import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { bounce } from './steps/bounce.js';
 import { rootCertSync } from './steps/root-cert-sync.js';
@@ -69,10 +69,15 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     const target = { ...data.directive, generation: data.generation };
     const context = makeContext(job, deps, log);
     try {
+      assertNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS is written together with the chosen pods (select) or before
       // the first wait (waitLater): one write fewer, and none racing the api's PENDING write.
       if (context.progress.step === 'bounce' || context.progress.step === 'waitForReplicas') {
-        await deps.status.apply(target, bouncing(data.generation, data.selectorIndex), directive);
+        await deps.status.apply(
+          target,
+          bouncing(data.generation, data.selectorIndex, data.issuedAt),
+          directive,
+        );
       }
       await runSteps(context, job, token);
       if (data.selectorIndex === data.selectorCount - 1) {
@@ -124,7 +129,7 @@ async function waitLater(
     const { data, deps } = context;
     await deps.status.apply(
       { ...data.directive, generation: data.generation },
-      bouncing(data.generation, data.selectorIndex),
+      bouncing(data.generation, data.selectorIndex, data.issuedAt),
       deps.directives?.peek(data.directive),
     );
   }

@@ -24,12 +24,11 @@ describe('a repeated event', () => {
       ]),
     );
 
+    // One issuance: a later issuedAt would be a new run (the second round of a rotation).
+    const issuedAt = new Date().toISOString();
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
-        h.post({
-          directive: { namespace: 'istio-system', name: 'dupes' },
-          issuedAt: new Date().toISOString(),
-        }),
+        h.post({ directive: { namespace: 'istio-system', name: 'dupes' }, issuedAt }),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);

@@ -55,7 +55,7 @@ describe('a directive changed or deleted mid-run', () => {
     await waitForState(h, 'gen', 'certs', 'FINISHED');
 
     // The old chain ends quietly once its wait is re-checked.
-    const oldIds = [0, 1, 2].map((i) => second.body.jobIds[0].replace('.g2.s0', `.g1.s${i}`));
+    const oldIds = [0, 1, 2].map((i) => second.body.jobIds[0].replace('.g2.r0.s0', `.g1.r0.s${i}`));
     await eventually('the old chain to end', async () => {
       const states = await Promise.all(
         oldIds.map(async (id) => (await h.serve.queue.getJob(id))?.getState()),

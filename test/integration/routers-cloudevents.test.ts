@@ -127,7 +127,9 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ ...first.body, duplicate: true });
     expect(await h.serve.queue.getJobCounts()).toEqual(counts);
-    expect(await h.serve.queue.getJob(`${first.body.uid}.g2.s0`)).toBeUndefined();
+    expect(
+      await h.serve.queue.getJob(first.body.jobIds[0].replace('.g1.', '.g2.')),
+    ).toBeUndefined();
   });
 
   it('answers 400 naming the attribute of an invalid CloudEvent', async () => {

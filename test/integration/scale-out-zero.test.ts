@@ -50,7 +50,7 @@ describe('workers scaled to zero while a job waits', () => {
     const answer = await h.post({ directive: { namespace: 'bookinfo', name: 'parked' } });
     expect(answer.status).toBe(202);
     const uid = h.sim.getDirective('bookinfo', 'parked')!.metadata.uid;
-    const job = async () => h.serve.queue.getJob(selectorJobId(uid, 1, 0));
+    const job = async () => h.serve.queue.getJob(selectorJobId(uid, 1, '0', 0));
     await eventually('the job to be parked as delayed', async () =>
       (await (await job())?.getState()) === 'delayed' ? true : undefined,
     );
@@ -63,7 +63,7 @@ describe('workers scaled to zero while a job waits', () => {
     h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
     // BullMQ scores a delayed job by its due time (ms, shifted left 12 bits).
     const prefix = h.config.queuePrefix;
-    const jobId = selectorJobId(uid, 1, 0);
+    const jobId = selectorJobId(uid, 1, '0', 0);
     const score = await h.serve.redis.zscore(`${prefix}:${QUEUE_NAME}:delayed`, jobId);
     const dueAt = Math.floor(Number(score) / 0x1000);
     expect(dueAt).toBeGreaterThan(0);

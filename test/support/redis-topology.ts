@@ -51,7 +51,7 @@ export async function command(port: number, ...args: (string | number)[]): Promi
 /** A redis-server whose files (a replica's synced RDB, cluster state) stay in its own sub-dir. */
 function startNode(port: number, parent: string, args: string[]): Node {
   const dir = join(parent, String(port));
-  mkdirSync(dir);
+  mkdirSync(dir, { recursive: true });
   const child = spawn(
     'redis-server',
     [
@@ -104,6 +104,12 @@ export interface SentinelTopology extends Topology {
   failover(): Promise<{ from: number; to: number }>;
   /** SIGKILL the current master, resolved once the sentinel has promoted the replica. */
   killMaster(): Promise<{ from: number; to: number }>;
+  /** SIGKILL the current master at once, without waiting for its replica to catch up. */
+  killMasterNow(): Promise<{ from: number; to: number }>;
+  /** SIGSTOP the replicas (they stop acknowledging writes); the returned function resumes them. */
+  freezeReplicas(): Promise<() => void>;
+  /** Restarts every killed data node as a replica of the current master, in sync. */
+  revive(): Promise<void>;
 }
 
 /** A master, one replica and one sentinel watching them (quorum 1). */
@@ -205,6 +211,36 @@ export async function startSentinel(name = 'pbmaster'): Promise<SentinelTopology
       return switchMaster(masterOf, async (from) => {
         const master = nodes.find((node) => node.port === from);
         if (master) await kill(master.child);
+      });
+    },
+    async killMasterNow() {
+      return switchMaster(masterOf, async (from) => {
+        const master = nodes.find((node) => node.port === from);
+        if (master) await kill(master.child);
+      });
+    },
+    async freezeReplicas() {
+      const master = await masterOf();
+      const replicas = nodes.filter(
+        (node) => dataPorts.includes(node.port) && node.port !== master,
+      );
+      for (const { child } of replicas) child.kill('SIGSTOP');
+      return () => {
+        for (const { child } of replicas) child.kill('SIGCONT');
+      };
+    },
+    async revive() {
+      const master = await masterOf();
+      for (const [index, node] of nodes.entries()) {
+        const dead = node.child.exitCode !== null || node.child.signalCode !== null;
+        if (!dataPorts.includes(node.port) || !dead) continue;
+        nodes[index] = startNode(node.port, dir, ['--replicaof', '127.0.0.1', String(master)]);
+      }
+      await replicasInSync(master);
+      await until('the sentinel to see every replica', async () => {
+        const replicas = (await command(sentinelPort, 'SENTINEL', 'replicas', name)) as string[][];
+        const seen = replicas.filter((fields) => fields[fields.indexOf('flags') + 1] === 'slave');
+        return seen.length === dataPorts.length - 1;
       });
     },
     stop: () => stopNodes(nodes, dir),

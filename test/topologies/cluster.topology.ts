@@ -57,7 +57,7 @@ describe('Redis Cluster: three masters, a hash-tagged queue prefix', () => {
     }
     expect(byNode.size).toBe(1);
     const keys = [...byNode.values()][0]!;
-    expect(keys).toContain(acceptedKey(PREFIX, uid, 1));
+    expect(keys).toContain(acceptedKey(PREFIX, uid, 1, '0'));
     const port = [...byNode.keys()][0]!;
     const slots = new Set<unknown>();
     for (const key of keys) slots.add(await command(port, 'CLUSTER', 'KEYSLOT', key));

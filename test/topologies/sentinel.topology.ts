@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
-import { startSentinel, type SentinelTopology } from '../support/redis-topology.js';
+import { command, startSentinel, type SentinelTopology } from '../support/redis-topology.js';
 
 describe('Redis Sentinel: the master switched in the middle of a run', () => {
   let topology: SentinelTopology;
@@ -19,7 +19,8 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
   afterAll(async () => {
     // The redis-server processes go even when closing pod-bouncer fails.
     try {
-      await h?.close();
+      // Bounded: a client stuck after a failover must not keep the redis-servers alive.
+      await Promise.race([h?.close(), new Promise((resolve) => setTimeout(resolve, 30_000))]);
     } finally {
       await topology?.stop();
     }
@@ -33,11 +34,74 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
     await runThrough('killed', () => topology.killMaster());
   });
 
+  it('answers 503, not 202, while no replica confirms; the retried event then runs', async () => {
+    await topology.revive();
+    const ns = 'mesh-acked';
+    h.sim.addWorkload({
+      namespace: ns,
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 2,
+      readinessDelayMs: 100,
+    });
+    const originals = podUids(h, ns);
+    h.sim.applyDirective(
+      directive(ns, 'certs', [{ namespace: ns, labels: { app: 'istiod' }, waitForReplicas: 2 }]),
+    );
+    // No worker may take the job before the switch (a paused worker still finishes the fetch it
+    // is blocked in): what counts is what the new master holds.
+    await h.work!.close();
+    const reference = { directive: { namespace: ns, name: 'certs' } };
+    const thaw = await topology.freezeReplicas();
+    const answer = await h.post(reference);
+    // The replica cannot acknowledge: a 202 here would stand for jobs only the master holds.
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).not.toBeNull();
+    // The master dies right after; the replica, which never got the jobs, takes over.
+    const killed = topology.killMasterNow();
+    thaw();
+    await killed;
+    let again = await h.post(reference);
+    for (let attempt = 0; again.status === 503 && attempt < 200; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await h.post(reference);
+    }
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    h.startWorker();
+    await waitForState(h, ns, 'certs', 'FINISHED', 60_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}; queue: ${await describeJobs(ns)}`);
+    });
+    expectEachDeletedOnce(h, originals, earlier);
+    earlier.push(...originals);
+  });
+
+  /** The ioredis status of the worker's blocking connection (diagnosis of a stuck fetch loop). */
+  function blockingStatus(): unknown {
+    const worker = h.work?.worker as any;
+    const backend = worker?.backend ?? worker;
+    const connection = backend?.blockingConnection;
+    const client = connection?._client;
+    const raw = client?.status !== undefined ? client : client?.client;
+    const queue = raw?.commandQueue?.toArray?.() ?? [];
+    return {
+      status: raw?.status,
+      waiting: worker?.waiting !== null,
+      blockUntil: worker?.blockUntil,
+      now: Date.now(),
+      pending: queue.map((item: any) =>
+        [item.command?.name, ...(item.command?.args ?? [])].join(' '),
+      ),
+      offline: raw?.offlineQueue?.length,
+      mainStatus: (h.work as any)?.worker?.connection?._client?.status,
+    };
+  }
+
   /** What the queue says about a run's jobs, for a failure message. */
   async function describeJobs(ns: string): Promise<string> {
     const directive = h.sim.getDirective(ns, 'certs')!;
     const jobs = await Promise.all(
-      [0, 1].map((i) => h.serve.queue.getJob(`${directive.metadata.uid}.g1.s${i}`)),
+      [0, 1].map((i) => h.serve.queue.getJob(`${directive.metadata.uid}.g1.r0.s${i}`)),
     );
     const states = await Promise.all(jobs.map(async (job) => job?.getState()));
     return JSON.stringify({
@@ -46,6 +110,8 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
       progress: jobs.map((job) => job?.data.progress.step),
       attempts: jobs.map((job) => [job?.attemptsMade, job?.failedReason, job?.stalledCounter]),
       workers: await h.serve.queue.getWorkersCount(),
+      blocking: blockingStatus(),
+      clients: await command(await topology.masterPort(), 'CLIENT', 'LIST').catch(String),
     });
   }
 

@@ -110,8 +110,133 @@ describe('values.schema.json', () => {
     ['an unknown top-level value', ['replicas'], 3],
     ['a token given as a plain value', ['auth', 'tokens'], 'secret'],
     ['a Redis URL with another scheme', ['redis', 'external', 'url'], 'http://redis:6379'],
+    ['a namespace that is not a DNS label', ['config', 'allowedNamespaces'], ['Kube_System']],
+    ['MAX_SELECTORS of 0', ['config', 'maxSelectors'], 0],
   ])('rejects %s', (_what, path, value) => {
     expect(validate(valuesWith(path, value))).toBe(false);
+  });
+
+  it('refuses a dashboard Ingress without TLS', () => {
+    const ingress = values.ingress as Tree;
+    const enabled = valuesWith(['ingress'], { ...ingress, enabled: true });
+    expect(validate(enabled)).toBe(false);
+    const withTls = valuesWith(['ingress'], {
+      ...ingress,
+      enabled: true,
+      tls: [{ hosts: ['pb.example.com'], secretName: 'pb-tls' }],
+    });
+    expect(validate(withTls)).toBe(true);
+  });
+});
+
+/** The YAML documents of a template, split on `---` (template directives stay in the text). */
+function documentsOf(file: string): string[] {
+  return read(`charts/pod-bouncer/templates/${file}`).split(/^---$/m);
+}
+
+/** The ClusterRole of one role, found by the name suffix the template gives it. */
+function clusterRole(role: 'api' | 'worker'): string {
+  const found = documentsOf('rbac.yaml').find(
+    (doc) => /^kind: ClusterRole$/m.test(doc) && doc.includes(`clusterRoleName" . }}-${role}\n`),
+  );
+  expect(found, `ClusterRole of the ${role}`).toBeDefined();
+  return found!;
+}
+
+describe('least privilege in the chart', () => {
+  it('gives the api and the worker service accounts of their own', () => {
+    const accounts = read('charts/pod-bouncer/templates/serviceaccount.yaml');
+    expect(accounts).toContain('range $role := list "api" "worker"');
+    expect(accounts).toContain('printf "pod-bouncer.%sServiceAccountName" $role');
+    const api = read('charts/pod-bouncer/templates/deployment-api.yaml');
+    const worker = read('charts/pod-bouncer/templates/deployment-worker.yaml');
+    const knative = read('charts/pod-bouncer/templates/knative-service.yaml');
+    expect(api).toContain(
+      'serviceAccountName: {{ include "pod-bouncer.apiServiceAccountName" . }}',
+    );
+    expect(knative).toContain(
+      'serviceAccountName: {{ include "pod-bouncer.apiServiceAccountName" . }}',
+    );
+    expect(worker).toContain(
+      'serviceAccountName: {{ include "pod-bouncer.workerServiceAccountName" . }}',
+    );
+    const bindings = read('charts/pod-bouncer/templates/rbac.yaml');
+    expect(bindings).toMatch(/kind: ClusterRoleBinding[\s\S]*-\{\{ \$role \}\}\n/);
+    expect(bindings).toContain(
+      'name: {{ include (printf "pod-bouncer.%sServiceAccountName" $role) $ }}',
+    );
+  });
+
+  it('lets only the worker bounce pods', () => {
+    const api = clusterRole('api');
+    expect(api).toMatch(/resources: \[pods\]\n\s+verbs: \[get, list\]\n/);
+    expect(api).not.toMatch(/delete/);
+    expect(api).not.toContain('pods/eviction');
+    expect(api).not.toContain('apiGroups: [apps]');
+    expect(api).toMatch(
+      /resources: \[podbouncedirectives\]\n\s+verbs: \[get, list, watch, create, patch\]/,
+    );
+    expect(api).toMatch(
+      /resources: \[podbouncedirectives\/status\]\n\s+verbs: \[get, patch, update\]/,
+    );
+    expect(api).toMatch(/resources: \[tokenreviews\]\n\s+verbs: \[create\]/);
+    expect(api).toMatch(/resources: \[events\]\n\s+verbs: \[create, patch\]/);
+
+    const worker = clusterRole('worker');
+    expect(worker).toMatch(/resources: \[pods\]\n\s+verbs: \[get, list, watch, delete\]/);
+    expect(worker).toMatch(/resources: \[pods\/eviction\]\n\s+verbs: \[create\]/);
+    expect(worker).toMatch(
+      /apiGroups: \[apps\]\n\s+resources: \[deployments, statefulsets, daemonsets\]\n\s+verbs: \[get, patch\]/,
+    );
+    expect(worker).toMatch(/apiGroups: \[apps\]\n\s+resources: \[replicasets\]\n\s+verbs: \[get\]/);
+    expect(worker).not.toContain('tokenreviews');
+  });
+
+  it('reads Secrets by name only, and only when names are given', () => {
+    const rbac = read('charts/pod-bouncer/templates/rbac.yaml');
+    const secretRules = [
+      ...rbac.matchAll(/resources: \[secrets\]\n(\s+verbs: [^\n]+)\n(\s+[^\n]+)/g),
+    ];
+    expect(secretRules.length).toBeGreaterThanOrEqual(3);
+    for (const [, verbs, next] of secretRules) {
+      expect(verbs!.trim()).toBe('verbs: [get]');
+      expect(next!.trim()).toBe('resourceNames:');
+    }
+    // No names, no Secret rule: the rules sit inside conditions on rbac.secretNames.
+    expect(rbac).toContain('$clusterSecrets := and $rbac.secretNames (not $rbac.secretNamespaces)');
+    expect(rbac).toContain('if and $rbac.secretNames $rbac.secretNamespaces');
+    expect(rbac).toMatch(/kind: Role\n[\s\S]*namespace: \{\{ \$namespace \}\}/);
+    expect((values.rbac as Tree).secretNames).toEqual([]);
+  });
+
+  it('protects the built-in Redis with a generated password kept across upgrades', () => {
+    const secret = read('charts/pod-bouncer/templates/secret-redis-auth.yaml');
+    expect(secret).toContain('lookup "v1" "Secret" .Release.Namespace $name');
+    expect(secret).toContain('randAlphaNum 40');
+    expect(secret).toContain('index $live.data $key | b64dec');
+    const redis = read('charts/pod-bouncer/templates/redis.yaml');
+    const requirepass = redis.indexOf('- --requirepass');
+    expect(requirepass).toBeGreaterThan(0);
+    // Not inside a condition: the last directive before it is the maxmemory `end`.
+    const before = redis.slice(0, requirepass);
+    expect(before.slice(before.lastIndexOf('{{-'))).toMatch(/^\{\{- end \}\}/);
+    expect(redis).toContain('name: {{ include "pod-bouncer.redisAuthSecretName" . }}');
+    const helpers = read('charts/pod-bouncer/templates/_helpers.tpl');
+    expect(helpers).toContain('redis://:$(REDIS_PASSWORD)@%s:6379');
+    expect(helpers).not.toMatch(/value: \{\{ printf "redis:\/\/%s:6379"/);
+  });
+
+  it('limits egress of the api and the worker to DNS, Redis and the API server', () => {
+    const helpers = read('charts/pod-bouncer/templates/_helpers.tpl');
+    const rules = helpers.slice(helpers.indexOf('define "pod-bouncer.egressRules"'));
+    const next = rules.indexOf('{{- define', 1);
+    const body = next > 0 ? rules.slice(0, next) : rules;
+    const ports = [...body.matchAll(/- port: ([^\n]+)/g)].map((m) => m[1]!.trim());
+    expect(ports).toEqual(['53', '53', '6379', '{{ $np.redis.port }}', '{{ . }}']);
+    expect(body).not.toMatch(/^- \{\}$/m);
+    const policies = read('charts/pod-bouncer/templates/networkpolicy.yaml');
+    expect(policies.match(/policyTypes: \[Ingress, Egress\]/g)).toHaveLength(3);
+    expect(policies.match(/include "pod-bouncer.egressRules"/g)).toHaveLength(2);
   });
 });
 

@@ -34,6 +34,38 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it('reads what a credential may do and how long Redis keeps runs', () => {
+    expect(loadConfig({})).toMatchObject({
+      allowedNamespaces: undefined,
+      inlineDirectives: true,
+      maxSelectors: 64,
+      retentionDays: 30,
+    });
+    const config = loadConfig({
+      ALLOWED_NAMESPACES: ' istio-system, bookinfo ,istio-system',
+      INLINE_DIRECTIVES: 'false',
+      MAX_SELECTORS: '8',
+      RETENTION_DAYS: '7',
+    });
+    expect(config).toMatchObject({
+      allowedNamespaces: ['istio-system', 'bookinfo'],
+      inlineDirectives: false,
+      maxSelectors: 8,
+      retentionDays: 7,
+    });
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ ALLOWED_NAMESPACES: 'Kube_System' }, /^ALLOWED_NAMESPACES must be .*"Kube_System"/],
+      [{ ALLOWED_NAMESPACES: ',' }, /^ALLOWED_NAMESPACES must name at least one namespace/],
+      [{ INLINE_DIRECTIVES: 'no' }, /^INLINE_DIRECTIVES must be one of true, false/],
+      [{ MAX_SELECTORS: '0' }, /^MAX_SELECTORS must be a whole number from 1/],
+      [{ RETENTION_DAYS: '1.5' }, /^RETENTION_DAYS must be a whole number/],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    }
+  });
+
   it('refuses to serve without an auth decision, and accepts an explicit none or tokens', () => {
     expect(() => assertAuthConfigured(loadConfig({}))).toThrow(/^WEBHOOK_AUTH must be set/);
     expect(() => assertAuthConfigured(loadConfig({ WEBHOOK_AUTH: 'none' }))).not.toThrow();

@@ -49,6 +49,13 @@ describe('Redis topology settings', () => {
       maxRetriesPerRequest: null,
     });
     expect(JSON.stringify(describeTopology(config.redis))).not.toMatch(/s3|p4/);
+    // No +switch-master detector: it could end a client resolving the master for good. A demoted
+    // master's READONLY and UNBLOCKED answers make the client reconnect through the sentinels.
+    expect(options.failoverDetector).toBe(false);
+    const reconnect = options.reconnectOnError as (error: Error) => unknown;
+    expect(reconnect(new Error("READONLY You can't write against a read only replica."))).toBe(2);
+    expect(reconnect(new Error('UNBLOCKED force unblock from blocking operation'))).toBe(2);
+    expect(reconnect(new Error('ERR something else'))).toBe(false);
   });
 
   it('reads Cluster nodes and passes the role options to every node', () => {
@@ -95,7 +102,7 @@ describe('Redis topology settings', () => {
 
   it('puts the accepted marker under the same hash tag as the queue keys', () => {
     const prefix = '{pod-bouncer}';
-    const marker = acceptedKey(prefix, 'uid-1', 3);
+    const marker = acceptedKey(prefix, 'uid-1', 3, '0');
     expect(hashTagOf(marker)).toBe(hashTagOf(`${prefix}:${QUEUE_NAME}:wait`));
   });
 });

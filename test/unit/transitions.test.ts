@@ -5,11 +5,41 @@ describe('status transitions', () => {
   it('accepted resets a new generation to PENDING and leaves the current one alone', () => {
     expect(accepted(3, 2).patch({ observedGeneration: 2, state: 'FINISHED' })).toEqual({
       observedGeneration: 3,
+      issuedAt: null,
       state: 'PENDING',
       error: '',
       podsBounced: [],
     });
     expect(accepted(3, 2).patch({ observedGeneration: 3, state: 'BOUNCING_PODS' })).toBeUndefined();
+  });
+
+  it('accepted starts a later issuance of the same generation afresh, once', () => {
+    const later = '2026-11-29T13:00:00.000Z';
+    const current = {
+      observedGeneration: 3,
+      issuedAt: '2026-11-29T12:00:00.000Z',
+      state: 'FINISHED' as const,
+      podsBounced: [{ bouncedPods: ['a'] }],
+    };
+    expect(accepted(3, 2, later).patch(current)).toEqual({
+      observedGeneration: 3,
+      issuedAt: later,
+      state: 'PENDING',
+      error: '',
+      podsBounced: [],
+    });
+    expect(
+      accepted(3, 2, later).patch({
+        observedGeneration: 3,
+        issuedAt: later,
+        state: 'BOUNCING_PODS',
+      }),
+    ).toBeUndefined();
+    // The worker of the later run, faster than the api: it starts the status afresh too.
+    expect(bouncing(3, 0, later).patch(current)).toMatchObject({
+      issuedAt: later,
+      podsBounced: [],
+    });
   });
 
   it('bouncing clears a FAILED error on retry and is a no-op when already bouncing', () => {

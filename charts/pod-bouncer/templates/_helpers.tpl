@@ -35,12 +35,19 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: pod-bouncer
 {{- end -}}
 
+{{/* Base of the two service accounts' names (serviceAccount.name, else the release's full name). */}}
 {{- define "pod-bouncer.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create -}}
 {{- default (include "pod-bouncer.fullname" .) .Values.serviceAccount.name -}}
-{{- else -}}
-{{- default "default" .Values.serviceAccount.name -}}
 {{- end -}}
+
+{{/* The api's service account: reads directives and pods, writes status and Events; bounces nothing. */}}
+{{- define "pod-bouncer.apiServiceAccountName" -}}
+{{- printf "%s-api" (include "pod-bouncer.serviceAccountName" .) -}}
+{{- end -}}
+
+{{/* The worker's service account: the only one that may delete or evict pods. */}}
+{{- define "pod-bouncer.workerServiceAccountName" -}}
+{{- printf "%s-worker" (include "pod-bouncer.serviceAccountName" .) -}}
 {{- end -}}
 
 {{/* Cluster-scoped names carry the namespace: the same release name may exist in two namespaces. */}}
@@ -58,6 +65,11 @@ app.kubernetes.io/part-of: pod-bouncer
 
 {{- define "pod-bouncer.redisName" -}}
 {{- printf "%s-redis" (include "pod-bouncer.fullname" .) -}}
+{{- end -}}
+
+{{/* The built-in Redis's password: redis.builtin.auth.existingSecret, else one the chart generates. */}}
+{{- define "pod-bouncer.redisAuthSecretName" -}}
+{{- default (printf "%s-auth" (include "pod-bouncer.redisName" .)) .Values.redis.builtin.auth.existingSecret -}}
 {{- end -}}
 
 {{/* Secret holding redis.external.url when the chart stores it. */}}
@@ -118,21 +130,21 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
 */}}
 {{- define "pod-bouncer.redisEnv" -}}
 {{- $redis := .Values.redis -}}
+<<<<<<< HEAD
 {{- if or .Values.redisSentinel.enabled .Values.redisCluster.enabled -}}
 {{ include "pod-bouncer.redisTopologyEnv" . }}
 {{- else if $redis.builtin.enabled -}}
 {{- if $redis.builtin.auth.existingSecret -}}
+=======
+{{- if $redis.builtin.enabled -}}
+>>>>>>> sec-bounds
 - name: REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
-      name: {{ $redis.builtin.auth.existingSecret }}
+      name: {{ include "pod-bouncer.redisAuthSecretName" . }}
       key: {{ $redis.builtin.auth.key }}
 - name: REDIS_URL
   value: {{ printf "redis://:$(REDIS_PASSWORD)@%s:6379" (include "pod-bouncer.redisName" .) | quote }}
-{{- else -}}
-- name: REDIS_URL
-  value: {{ printf "redis://%s:6379" (include "pod-bouncer.redisName" .) | quote }}
-{{- end -}}
 {{- else -}}
 - name: REDIS_URL
   valueFrom:
@@ -213,7 +225,20 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
   value: {{ $c.logLevel | quote }}
 - name: JOB_LOCK_MS
   value: {{ $c.jobLockMs | quote }}
+<<<<<<< HEAD
 {{- include "pod-bouncer.notifyEnv" . }}
+=======
+{{- with $c.allowedNamespaces }}
+- name: ALLOWED_NAMESPACES
+  value: {{ join "," . | quote }}
+{{- end }}
+- name: INLINE_DIRECTIVES
+  value: {{ $c.inlineDirectives | quote }}
+- name: MAX_SELECTORS
+  value: {{ $c.maxSelectors | quote }}
+- name: RETENTION_DAYS
+  value: {{ $c.retentionDays | quote }}
+>>>>>>> sec-bounds
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -306,8 +331,8 @@ built-in Redis's auth Secret, or the password the chart stored from redis.extern
 {{- define "pod-bouncer.kedaPasswordSecret" -}}
 {{- if .Values.keda.redis.passwordSecret.name -}}
 {{- printf "%s/%s" .Values.keda.redis.passwordSecret.name .Values.keda.redis.passwordSecret.key -}}
-{{- else if and .Values.redis.builtin.enabled .Values.redis.builtin.auth.existingSecret -}}
-{{- printf "%s/%s" .Values.redis.builtin.auth.existingSecret .Values.redis.builtin.auth.key -}}
+{{- else if .Values.redis.builtin.enabled -}}
+{{- printf "%s/%s" (include "pod-bouncer.redisAuthSecretName" .) .Values.redis.builtin.auth.key -}}
 {{- else if and (not .Values.redis.external.existingSecret) (include "pod-bouncer.externalUrlPassword" .) -}}
 {{- printf "%s/password" (include "pod-bouncer.redisUrlSecretName" .) -}}
 {{- end -}}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
-import { selectorJobId } from '../../queue/names.js';
+import { latestRun } from '../../queue/runs.js';
 import type { AuthHooks } from '../auth.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
@@ -18,10 +18,9 @@ interface JobView {
 }
 
 async function jobsOf(deps: AppDeps, directive: Directive): Promise<JobView[]> {
-  const { uid, generation } = directive.metadata;
+  const run = await latestRun(deps.redis, deps.config.queuePrefix, directive.metadata.uid);
   const views = await Promise.all(
-    directive.spec.podsToBounce.map(async (_, selectorIndex): Promise<JobView | undefined> => {
-      const jobId = selectorJobId(uid, generation, selectorIndex);
+    (run?.jobIds ?? []).map(async (jobId, selectorIndex): Promise<JobView | undefined> => {
       const job = await deps.queue.getJob(jobId);
       if (job === undefined) return undefined;
       return {

@@ -38,7 +38,7 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   const written = await deps.status.apply(
     { namespace, name, uid, generation: data.generation },
     combined(
-      bouncing(data.generation, data.selectorIndex),
+      bouncing(data.generation, data.selectorIndex, data.issuedAt),
       podsChosen(data.generation, data.selectorIndex, names),
     ),
     deps.directives?.peek(data.directive),

@@ -1,0 +1,32 @@
+import type { DirectiveSpec } from './types.js';
+
+/**
+ * Every namespace a spec makes pod-bouncer touch: each selector's, and those of the Secret and
+ * ConfigMap a rootCertSync gate reads.
+ */
+export function namespacesOf(spec: DirectiveSpec): Set<string> {
+  const namespaces = new Set<string>();
+  for (const selector of spec.podsToBounce) {
+    namespaces.add(selector.namespace);
+    if (selector.rootCertSync) {
+      namespaces.add(selector.rootCertSync.secretRef.namespace);
+      namespaces.add(selector.rootCertSync.configMapRef.namespace);
+    }
+  }
+  return namespaces;
+}
+
+/** The namespaces outside `allowed` (undefined allows every namespace), in a stable order. */
+export function disallowedNamespaces(
+  namespaces: Iterable<string>,
+  allowed: readonly string[] | undefined,
+): string[] {
+  if (allowed === undefined) return [];
+  return [...new Set(namespaces)].filter((namespace) => !allowed.includes(namespace)).sort();
+}
+
+/** The sentence a refusal gives: which namespaces, and the variable that decides. */
+export function outsideAllowedMessage(namespaces: string[]): string {
+  const list = namespaces.map((namespace) => `"${namespace}"`).join(', ');
+  return `namespace ${list} ${namespaces.length === 1 ? 'is' : 'are'} not in ALLOWED_NAMESPACES`;
+}

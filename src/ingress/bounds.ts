@@ -1,0 +1,60 @@
+import type { Config } from '../config.js';
+import { disallowedNamespaces, namespacesOf, outsideAllowedMessage } from '../directive/bounds.js';
+import type { DirectiveSpec } from '../directive/types.js';
+import type { CertIssued } from '../events/cert-issued.js';
+import { InvalidDirectiveError } from '../events/errors.js';
+import { HttpProblem } from './http-errors.js';
+
+type Bounds = Pick<Config, 'allowedNamespaces' | 'inlineDirectives' | 'maxSelectors'>;
+
+/** More selectors than MAX_SELECTORS is 422, checked before anything is applied or enqueued. */
+export function assertSelectorCount(config: Bounds, spec: DirectiveSpec): void {
+  const count = spec.podsToBounce.length;
+  if (count <= config.maxSelectors) return;
+  throw new InvalidDirectiveError([
+    {
+      field: 'spec.podsToBounce',
+      message: `has ${count} selectors, more than MAX_SELECTORS (${config.maxSelectors})`,
+    },
+  ]);
+}
+
+/** A selector (or its rootCertSync objects) or the directive itself outside ALLOWED_NAMESPACES is 403. */
+export function assertNamespacesAllowed(
+  config: Bounds,
+  spec: DirectiveSpec,
+  directiveNamespace?: string,
+): void {
+  const namespaces = namespacesOf(spec);
+  if (directiveNamespace !== undefined) namespaces.add(directiveNamespace);
+  const outside = disallowedNamespaces(namespaces, config.allowedNamespaces);
+  if (outside.length === 0) return;
+  throw new HttpProblem(
+    403,
+    'forbidden',
+    `The directive is not allowed: ${outsideAllowedMessage(outside)}.`,
+  );
+}
+
+/**
+ * What a credential may ask before any API call: the inline form only when INLINE_DIRECTIVES
+ * allows it, and an inline directive only within MAX_SELECTORS and ALLOWED_NAMESPACES.
+ */
+export function assertEventAllowed(config: Bounds, event: CertIssued): void {
+  if (event.kind !== 'inline') return;
+  if (!config.inlineDirectives) {
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      'Inline directives are disabled (INLINE_DIRECTIVES=false); send a reference to a directive instead.',
+    );
+  }
+  assertSelectorCount(config, event.manifest.spec);
+  assertNamespacesAllowed(config, event.manifest.spec, event.manifest.metadata.namespace);
+}
+
+/** The spec the cluster holds (a reference's, or an applied one's) within the same bounds. */
+export function assertSpecAllowed(config: Bounds, spec: DirectiveSpec): void {
+  assertSelectorCount(config, spec);
+  assertNamespacesAllowed(config, spec);
+}

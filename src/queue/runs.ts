@@ -1,0 +1,153 @@
+import type { Redis } from 'ioredis';
+import { acceptedKey, latestRunKey } from './names.js';
+
+/**
+ * One run: a pass over a directive's selectors for one (uid, generation, issuedAt). Stored as JSON
+ * at `latestRunKey(prefix, uid)` for the directive's latest run; a job whose (generation, runKey)
+ * is not that run's is superseded and bounces nothing.
+ */
+export interface Run {
+  uid: string;
+  generation: number;
+  /** `issuedAt` as epoch milliseconds in decimal, or "0" when the run has none. */
+  runKey: string;
+  issuedAt?: string;
+  jobIds: string[];
+  acceptedAt: string;
+}
+
+/** The directive's latest run, or undefined when none was accepted (or it outlived retention). */
+export async function latestRun(
+  redis: Redis,
+  prefix: string,
+  uid: string,
+): Promise<Run | undefined> {
+  const stored = await redis.get(latestRunKey(prefix, uid));
+  return stored === null ? undefined : (JSON.parse(stored) as Run);
+}
+
+/** Whether a job of (generation, runKey) belongs to the latest run; no record: it does. */
+export function isLatest(run: Run | undefined, generation: number, runKey: string): boolean {
+  return run === undefined || (run.generation === generation && run.runKey === runKey);
+}
+
+/** A claim's answer: a new run (the caller enqueues it), or an earlier one that already covers it. */
+export type RunClaim =
+  | { decision: 'new'; previous: Run | undefined }
+  | { decision: 'duplicate'; latest: Run | undefined; inProgress: boolean };
+
+const CLAIM_TTL_SECONDS = 60;
+
+/*
+ * KEYS: latest-run record, this run's accepted marker. ARGV: generation, runKey, issuance (1|0),
+ * record JSON, claim TTL, retention TTL. One script, so two api replicas given events at once
+ * cannot both decide that the same issuance starts a run.
+ */
+const CLAIM = `
+local marker = redis.call('GET', KEYS[2])
+local current = redis.call('GET', KEYS[1])
+if marker then return {'duplicate', current or '', marker} end
+if current then
+  local rec = cjson.decode(current)
+  local g = tonumber(rec.generation)
+  local gen = tonumber(ARGV[1])
+  if g > gen then return {'duplicate', current, ''} end
+  if g == gen and rec.runKey ~= ARGV[2] then
+    if ARGV[3] ~= '1' or tonumber(rec.runKey) > tonumber(ARGV[2]) then
+      return {'duplicate', current, ''}
+    end
+  end
+end
+redis.call('SET', KEYS[2], 'claimed', 'EX', tonumber(ARGV[5]))
+redis.call('SET', KEYS[1], ARGV[4], 'EX', tonumber(ARGV[6]))
+return {'new', current or '', ''}
+`;
+
+/* KEYS: record, marker. ARGV: record JSON, generation, runKey, acceptedAt, retention TTL. */
+const CONFIRM = `
+redis.call('SET', KEYS[2], ARGV[4], 'EX', tonumber(ARGV[5]))
+local current = redis.call('GET', KEYS[1])
+if current then
+  local rec = cjson.decode(current)
+  local g = tonumber(rec.generation)
+  local gen = tonumber(ARGV[2])
+  if g > gen or (g == gen and tonumber(rec.runKey) > tonumber(ARGV[3])) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[5]))
+return 1
+`;
+
+/* KEYS: record, marker. ARGV: our record JSON, the previous record JSON or ''. */
+const RELEASE = `
+if redis.call('GET', KEYS[2]) == 'claimed' then redis.call('DEL', KEYS[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+end
+return 1
+`;
+
+function keys(prefix: string, run: Run): [string, string] {
+  return [latestRunKey(prefix, run.uid), acceptedKey(prefix, run.uid, run.generation, run.runKey)];
+}
+
+const parse = (json: string): Run | undefined =>
+  json === '' ? undefined : (JSON.parse(json) as Run);
+
+/**
+ * Decides atomically whether `run` starts a new run (DESIGN §2 *Runs*): its marker exists, or
+ * the latest run is of a newer generation, or of the same generation and (for events that name
+ * an issuance) a later or equal `issuedAt` (for object shapes: any) → duplicate. Otherwise the
+ * run's marker is claimed and the record points at it, so the older run's jobs stop at their
+ * next check.
+ */
+export async function claimRun(
+  redis: Redis,
+  prefix: string,
+  run: Run,
+  options: { issuance: boolean; retentionSeconds: number },
+): Promise<RunClaim> {
+  const answer = (await redis.eval(
+    CLAIM,
+    2,
+    ...keys(prefix, run),
+    String(run.generation),
+    run.runKey,
+    options.issuance ? '1' : '0',
+    JSON.stringify(run),
+    String(CLAIM_TTL_SECONDS),
+    String(options.retentionSeconds),
+  )) as [string, string, string];
+  const [decision, current, marker] = answer;
+  if (decision === 'new') return { decision, previous: parse(current) };
+  return { decision: 'duplicate', latest: parse(current), inProgress: marker === 'claimed' };
+}
+
+/** Marks the run accepted (its jobs are durable) and makes it the latest unless a newer one is. */
+export async function confirmRun(
+  redis: Redis,
+  prefix: string,
+  run: Run,
+  retentionSeconds: number,
+): Promise<void> {
+  await redis.eval(
+    CONFIRM,
+    2,
+    ...keys(prefix, run),
+    JSON.stringify(run),
+    String(run.generation),
+    run.runKey,
+    run.acceptedAt,
+    String(retentionSeconds),
+  );
+}
+
+/** Undoes a claim whose enqueue failed, so the sender's retry is handled afresh. */
+export async function releaseRun(
+  redis: Redis,
+  prefix: string,
+  run: Run,
+  previous: Run | undefined,
+): Promise<void> {
+  const before = previous === undefined ? '' : JSON.stringify(previous);
+  await redis.eval(RELEASE, 2, ...keys(prefix, run), JSON.stringify(run), before);
+}

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { startServe, startWork } from '../../src/runtime.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+
+const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
+
+function addApp(h: Harness, namespace: string): void {
+  h.sim.addWorkload({
+    namespace,
+    name: 'app',
+    kind: 'ReplicaSet',
+    labels: { app: 'app' },
+    replicas: 2,
+    readinessDelayMs: 50,
+  });
+}
+
+describe('what a credential may do', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('bounds', { env: { ALLOWED_NAMESPACES: 'allowed, mesh' } });
+    addApp(h, 'allowed');
+    addApp(h, 'other');
+  });
+  afterAll(async () => h.close());
+
+  const nothingHappened = async (): Promise<void> => {
+    expect(await h.serve.queue.getJobCounts()).toMatchObject(EMPTY);
+    expect(h.sim.deletedPods()).toEqual([]);
+  };
+
+  it('refuses a referenced directive with a selector in another namespace (403)', async () => {
+    h.sim.applyDirective(
+      directive('allowed', 'mixed', [
+        { namespace: 'allowed', labels: { app: 'app' } },
+        { namespace: 'other', labels: { app: 'app' } },
+      ]),
+    );
+    const answer = await h.post({ directive: { namespace: 'allowed', name: 'mixed' } });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: 'forbidden' });
+    expect(answer.body.message).toMatch(/"other" is not in ALLOWED_NAMESPACES/);
+    await nothingHappened();
+    expect(h.sim.getDirective('allowed', 'mixed')?.status).toBeUndefined();
+  });
+
+  it('refuses an inline directive in another namespace before applying it (403)', async () => {
+    const inline = directive('other', 'sneaky', [{ namespace: 'other', labels: { app: 'app' } }]);
+    const answer = await h.post({ directive: inline });
+    expect(answer.status).toBe(403);
+    expect(h.sim.getDirective('other', 'sneaky')).toBeUndefined();
+    // A rootCertSync reading a Secret outside the list is refused too.
+    const secret = directive('allowed', 'secret', [
+      {
+        namespace: 'allowed',
+        rootCertSync: {
+          secretRef: { name: 'cacerts', namespace: 'kube-system' },
+          secretKey: 'root-cert.pem',
+          configMapRef: { name: 'istio-ca-root-cert', namespace: 'allowed' },
+          configMapKey: 'root-cert.pem',
+        },
+      },
+    ]);
+    expect((await h.post({ directive: secret })).status).toBe(403);
+    expect(h.sim.getDirective('allowed', 'secret')).toBeUndefined();
+    await nothingHappened();
+  });
+
+  it('refuses a dry run of a directive outside the list (403)', async () => {
+    const response = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${h.env.WEBHOOK_TOKENS}`,
+      },
+      body: JSON.stringify({ directive: { namespace: 'allowed', name: 'mixed' } }),
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it('answers 422 for more than MAX_SELECTORS selectors, before anything is applied', async () => {
+    const many = Array.from({ length: 20_000 }, () => ({ namespace: 'allowed' }));
+    const answer = await h.post({ directive: directive('allowed', 'huge', many) });
+    expect(answer.status).toBe(422);
+    expect(answer.body.message).toMatch(/MAX_SELECTORS \(64\)/);
+    expect(h.sim.getDirective('allowed', 'huge')).toBeUndefined();
+
+    // A directive already in the cluster with 65 selectors: 422, nothing enqueued.
+    const over = Array.from({ length: 65 }, () => ({
+      namespace: 'allowed',
+      labels: { app: 'app' },
+    }));
+    h.sim.applyDirective(directive('allowed', 'over', over));
+    const ref = await h.post({ directive: { namespace: 'allowed', name: 'over' } });
+    expect(ref.status).toBe(422);
+    await nothingHappened();
+  });
+
+  it('refuses the inline form with 403 when INLINE_DIRECTIVES=false', async () => {
+    const strict = await startServe(
+      { ...h.config, inlineDirectives: false },
+      createLogger('silent'),
+      h.kube,
+    );
+    try {
+      const inline = directive('allowed', 'inline', [{ namespace: 'allowed' }]);
+      const response = await fetch(`${strict.url}/v1/events`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${h.env.WEBHOOK_TOKENS}`,
+        },
+        body: JSON.stringify({ directive: inline }),
+      });
+      expect(response.status).toBe(403);
+      expect(((await response.json()) as any).message).toMatch(/INLINE_DIRECTIVES=false/);
+      expect(h.sim.getDirective('allowed', 'inline')).toBeUndefined();
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe("the worker's own namespace check", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // The api admits every namespace; the worker's settings do not (jobs queued under another
+    // setting, or a worker configured more strictly than its api).
+    h = await startHarness('bounds-worker', { worker: false });
+    addApp(h, 'allowed');
+    addApp(h, 'other');
+  });
+  afterAll(async () => h.close());
+
+  it('fails the selector terminally with a clear cause and bounces nothing', async () => {
+    const strict = { ...h.config, allowedNamespaces: ['allowed'] };
+    const worker = startWork(strict, createLogger('silent'), h.kube);
+    try {
+      h.sim.applyDirective(
+        directive('allowed', 'certs', [
+          { namespace: 'allowed', labels: { app: 'app' } },
+          { namespace: 'other', labels: { app: 'app' } },
+        ]),
+      );
+      const answer = await h.post({ directive: { namespace: 'allowed', name: 'certs' } });
+      expect(answer.status).toBe(202);
+      const failed = await waitForState(h, 'allowed', 'certs', 'FAILED');
+      expect(failed.status.error).toBe(
+        'selector 1: namespace "other" is not in ALLOWED_NAMESPACES; nothing was bounced',
+      );
+      // Terminal at the first attempt: no retries with backoff.
+      const job = await eventually('the job to fail', async () => {
+        const found = await h.serve.queue.getJob(answer.body.jobIds[1]);
+        return (await found?.getState()) === 'failed' ? found : undefined;
+      });
+      expect(job?.attemptsMade).toBe(1);
+      expect(h.sim.deletedPods().filter((pod) => pod.namespace === 'other')).toEqual([]);
+      expect(h.sim.deletedPods().filter((pod) => pod.namespace === 'allowed')).toHaveLength(2);
+    } finally {
+      await worker.close();
+    }
+  });
+});
