@@ -6,6 +6,9 @@ export const DIRECTIVE_PLURAL = 'podbouncedirectives';
 export const DIRECTIVE_KIND = 'PodBounceDirective';
 export const DIRECTIVE_API_VERSION = `${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}`;
 
+/** Set to "true" on a directive, no further pod of it is bounced until it is removed. */
+export const PAUSED_ANNOTATION = 'pod-bouncer.io/paused';
+
 export interface ObjectRef {
   name: string;
   namespace: string;
@@ -40,6 +43,8 @@ export interface BouncedPods {
 
 export interface DirectiveStatus {
   observedGeneration?: number;
+  /** The issuance this run serves (RFC 3339), absent when none was given. */
+  issuedAt?: string;
   state?: DirectiveState;
   error?: string;
   podsBounced?: BouncedPods[];

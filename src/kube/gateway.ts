@@ -69,7 +69,8 @@ export class KubeGateway {
   private readonly directiveWrites = new Set<(directive: Directive) => void>();
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    /** Shared with clients that keep a budget of their own (TokenReview). */
+    readonly kubeConfig: KubeConfig,
     limits: { qps: number; burst: number },
     retry: Partial<RetryPolicy> = {},
   ) {

@@ -27,3 +27,11 @@ export function selectorJobName(
 export function acceptedKey(prefix: string, uid: string, generation: number): string {
   return `${prefix}:${QUEUE_NAME}:accepted:${uid}:${generation}`;
 }
+
+/**
+ * Redis key that asks the worker to end one run (uid, generation, runKey): set by the abort route,
+ * deleted by the retry route before it retries the failed job.
+ */
+export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
+  return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
+}
