@@ -62,7 +62,7 @@ describe('HMAC signatures are checked over the exact bytes, before the body is p
   it('admits a signature of the bytes sent', async () => {
     const answer = await post(body, { 'x-signature-256': sign(body) });
     expect(answer.status).toBe(200);
-    expect((await answer.json()).selectors).toHaveLength(1);
+    expect(((await answer.json()) as { selectors: unknown[] }).selectors).toHaveLength(1);
   });
 
   it('refuses the signature of the empty body on a body that is not empty', async () => {
@@ -95,7 +95,7 @@ describe('HMAC signatures are checked over the exact bytes, before the body is p
     const junk = `{"directive": ${'['.repeat(1000)}${'x'.repeat(1_000_000)}`;
     // Admitted (a token, or its own signature), the same bytes are parsed, and are a 400: so the
     // 401s below are answered before any parsing.
-    for (const admitted of [
+    for (const admitted of <Array<Record<string, string>>>[
       { authorization: `Bearer ${TOKEN}` },
       { 'x-signature-256': sign(junk) },
     ]) {
@@ -103,7 +103,10 @@ describe('HMAC signatures are checked over the exact bytes, before the body is p
       expect(parsed.status).toBe(400);
       expect(await parsed.json()).toMatchObject({ message: /not valid JSON/ });
     }
-    for (const headers of [{ 'x-signature-256': sign('something else') }, {}]) {
+    for (const headers of <Array<Record<string, string>>>[
+      { 'x-signature-256': sign('something else') },
+      {},
+    ]) {
       const answer = await post(junk, headers);
       expect(answer.status).toBe(401);
       expect(await answer.json()).toMatchObject({ error: 'unauthorized' });
