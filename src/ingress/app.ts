@@ -51,6 +51,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: bodyTimeoutMs + 5000,
     connectionTimeout: bodyTimeoutMs + 10_000,
     clientErrorHandler,
+    // A URL the router cannot decode (`%A`) gets the same {error, message} body as the rest.
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(error, request, reply);
+    },
     // Object names run to 253 characters; a longer one is the schema's 400, not the router's 414.
     routerOptions: { maxParamLength: 300 },
     requestIdHeader: false,
