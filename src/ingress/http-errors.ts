@@ -117,6 +117,9 @@ export async function sendProblem(
       { status: problem.statusCode, code: problem.code, reason: problem.message },
       'request refused',
     );
+  // Refused before its body was read (credentials, size, type, time): the connection is closed
+  // after the answer rather than kept to receive, and discard, whatever the sender still sends.
+  if (!request.raw.complete) void reply.header('connection', 'close');
   await reply
     .code(problem.statusCode)
     .headers(problem.headers)
