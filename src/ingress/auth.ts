@@ -138,7 +138,11 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
     async afterBody(request, reply) {
       const state = request.podBouncerAuth;
       if (state?.admitted === true) return undefined;
-      // A signature that no body was read for (a bodiless request) never admits anything.
+      // A bodiless request (GET, retry…) has signed nothing but its headers: Standard Webhooks'
+      // id and timestamp make that signature single-use; an HMAC of the empty body never admits.
+      if (state?.pending?.kind === 'standard' && request.rawBody === undefined) {
+        this.verifyBody(request, Buffer.alloc(0));
+      }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
       if (state.pending.kind !== 'standard') return undefined;
       const id = state.pending.headers.id;

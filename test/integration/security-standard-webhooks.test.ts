@@ -84,6 +84,21 @@ describe('Standard Webhooks signatures, with webhook-id replay protection', () =
     expect(await jobCount()).toBe(jobs);
   });
 
+  it('signs bodiless requests too, once: the directive view, then its replay', async () => {
+    const headers = signed('');
+    delete (headers as Record<string, string>)['content-type'];
+    const view = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
+    expect(view.status).toBe(200);
+    expect(((await view.json()) as Record<string, unknown>).directive).toBe('swns/first');
+    const replay = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
+    expect(replay.status).toBe(202);
+    expect(await replay.json()).toEqual({ duplicate: true });
+    const forged = { ...signed(''), 'webhook-signature': 'v1,AAAA' };
+    expect(
+      (await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers: forged })).status,
+    ).toBe(401);
+  });
+
   it('releases the id of a delivery that changed nothing, so the retry is handled afresh', async () => {
     const body = JSON.stringify({ directive: { namespace: 'swns', name: 'not-yet' } });
     const headers = signed(body);
