@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { apiEconomy } from './api-economy.js';
+import { attackLatency } from './attack.js';
 import { ingestThroughput } from './ingest.js';
 import { CHART_WORKER_NODE_OPTIONS, bigDirective, scaleMany } from './scale.js';
 import { line, round } from './lib/stats.js';
@@ -203,6 +204,23 @@ async function main() {
     );
   }
   details.big = bigs;
+
+  heading('5. Real events under 200 unauthenticated connections (median latency vs a quiet api)');
+  const attacked = await attackLatency('dist/cli.js', quick ? 10 : 20);
+  figures['attack.quiet.medianMs'] = attacked.quietMedianMs;
+  for (const row of attacked.cases) {
+    figures[`attack.${row.attack}.medianMs`] = row.medianMs;
+    figures[`attack.${row.attack}.ratio`] = row.ratio;
+    console.log(
+      line(
+        row.attack,
+        row.medianMs,
+        'ms',
+        `x${row.ratio} of quiet; peak RSS ${row.peakRssMiB} MiB`,
+      ),
+    );
+  }
+  details.attack = attacked;
 
   const machine = {
     cores: availableParallelism(),

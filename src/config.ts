@@ -32,6 +32,8 @@ export interface Config {
   readonly kubeBurst: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
+  /** Time allowed to receive an event body once its headers arrived (408 after it). */
+  readonly bodyTimeoutSeconds: number;
   /** How long a worker's job lock lives; a killed worker's job is taken over after about this long. */
   readonly jobLockMs: number;
   /** Namespaces selectors and inline directives may touch; undefined: every namespace. */
@@ -56,6 +58,8 @@ export interface AuthConfig {
   readonly none: boolean;
   readonly tokens: readonly string[];
   readonly hmacSecret: string | undefined;
+  /** Standard Webhooks signing key, the bytes after `whsec_` decoded from base64. */
+  readonly standardSecret: Buffer | undefined;
   readonly tokenReviewAudience: string | undefined;
   readonly allowedServiceAccounts: readonly string[];
 }
@@ -115,6 +119,11 @@ function redisUrl(env: Env): string {
 }
 
 function queuePrefix(env: Env): string {
+  // Set but empty (`QUEUE_PREFIX=`) is a mistake, not a wish for the default: two installations
+  // that both meant a prefix of their own would share one queue.
+  if (env.QUEUE_PREFIX !== undefined && env.QUEUE_PREFIX.trim() === '') {
+    throw new ConfigError('QUEUE_PREFIX is set but empty; remove it or give it a value.');
+  }
   const prefix = read(env, 'QUEUE_PREFIX') ?? 'pod-bouncer';
   // BullMQ joins keys with ':'; a colon in the prefix would make keys ambiguous.
   if (!/^[A-Za-z0-9_{}.-]+$/.test(prefix)) {
@@ -134,6 +143,19 @@ function redisTopology(env: Env, prefix: string): RedisTopology {
   }
 }
 
+function standardSecret(env: Env): Buffer | undefined {
+  const raw = read(env, 'WEBHOOK_STANDARD_SECRET');
+  if (raw === undefined) return undefined;
+  const encoded = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : '';
+  const key = Buffer.from(encoded, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || key.length < 16) {
+    throw new ConfigError(
+      'WEBHOOK_STANDARD_SECRET must be whsec_ followed by a base64 key of at least 16 bytes.',
+    );
+  }
+  return key;
+}
+
 function authConfig(env: Env): AuthConfig {
   const mode = read(env, 'WEBHOOK_AUTH');
   if (mode !== undefined && mode !== 'none') {
@@ -143,6 +165,7 @@ function authConfig(env: Env): AuthConfig {
     none: mode === 'none',
     tokens: list(env, 'WEBHOOK_TOKENS'),
     hmacSecret: read(env, 'WEBHOOK_HMAC_SECRET'),
+    standardSecret: standardSecret(env),
     tokenReviewAudience: read(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
     allowedServiceAccounts: list(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS'),
   };
@@ -167,6 +190,7 @@ export function hasAuthMode(auth: AuthConfig): boolean {
     auth.none ||
     auth.tokens.length > 0 ||
     auth.hmacSecret !== undefined ||
+    auth.standardSecret !== undefined ||
     auth.tokenReviewAudience !== undefined
   );
 }
@@ -244,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     kubeBurst: integer(env, 'KUBE_BURST', 100, [1, 100_000]),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, [1024, 64 * 1_048_576]),
+    bodyTimeoutSeconds: integer(env, 'BODY_TIMEOUT_SECONDS', 10, [1, 600]),
     jobLockMs: integer(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
     notify: notify(env),
     allowedNamespaces: allowedNamespaces(env),
@@ -258,7 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
 export function assertAuthConfigured(config: Config): void {
   if (!hasAuthMode(config.auth)) {
     throw new ConfigError(
-      'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
+      'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET, WEBHOOK_STANDARD_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
     );
   }
 }

@@ -6,6 +6,9 @@ export const DIRECTIVE_PLURAL = 'podbouncedirectives';
 export const DIRECTIVE_KIND = 'PodBounceDirective';
 export const DIRECTIVE_API_VERSION = `${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}`;
 
+/** Set to "true" on a directive, no further pod of it is bounced until it is removed. */
+export const PAUSED_ANNOTATION = 'pod-bouncer.io/paused';
+
 export interface ObjectRef {
   name: string;
   namespace: string;

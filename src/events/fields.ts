@@ -1,19 +1,52 @@
 import { isNamespaceName, isObjectName } from '../directive/syntax.js';
 import type { ObjectRef } from '../directive/types.js';
 import type { SeenVersion } from './cert-issued.js';
-import { BadEventError } from './errors.js';
+import { BadEventError, InvalidDirectiveError } from './errors.js';
 import { isRecord } from '../records.js';
 
 export { isRecord };
 
-/** RFC 3339 timestamp, or undefined when absent. */
-export function parseTime(value: unknown, field: string): Date | undefined {
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
+/** Years an issuance can plausibly carry; 0000 or 9999 is a bug in the sender, not a date. */
+const YEARS: [number, number] = [1970, 2200];
+/** How far ahead of this server's clock a sender's clock may be. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/** Whether the fields name a real instant: Date.parse rolls 02-31 over to 03-03 and 24:00 to 00:00. */
+function realInstant(parts: RegExpExecArray): boolean {
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = parts
+    .slice(1, 7)
+    .map(Number);
+  const within: Array<[number, number, number]> = [
+    [year, YEARS[0], YEARS[1]],
+    [hour, 0, 23],
+    [minute, 0, 59],
+    [second, 0, 59],
+    [Number(parts[9] ?? 0), 0, 23],
+    [Number(parts[10] ?? 0), 0, 59],
+  ];
+  if (within.some(([value, min, max]) => value < min || value > max)) return false;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * RFC 3339 timestamp, or undefined when absent. A string that is not a real instant (2026-02-31,
+ * 24:00, year 0000) is a BadEventError (400); one more than 5 minutes ahead of now is an
+ * InvalidDirectiveError (422): pods created "after" it would all be skipped.
+ */
+export function parseTime(value: unknown, field: string, now = Date.now()): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-  if (typeof value !== 'string' || !rfc3339.test(value) || Number.isNaN(Date.parse(value))) {
+  const parts = typeof value === 'string' ? RFC3339.exec(value) : null;
+  if (typeof value !== 'string' || parts === null || !realInstant(parts)) {
     throw new BadEventError(field, 'must be an RFC 3339 timestamp such as 2026-11-29T12:00:00Z');
   }
-  return new Date(value);
+  const time = new Date(value);
+  if (time.getTime() > now + MAX_CLOCK_SKEW_MS) {
+    throw new InvalidDirectiveError([{ field, message: 'is more than 5 minutes in the future' }]);
+  }
+  return time;
 }
 
 /** A namespace/name pair read from `source`, checked against Kubernetes name syntax. */

@@ -1,14 +1,44 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createAuthenticator } from './auth.js';
+import { TokenReviewer } from '../kube/token-review.js';
+import { createAuthenticator, type Authenticator } from './auth.js';
+import { limitBodyTime } from './body-timeout.js';
 import { dashboardPlugin } from './dashboard.js';
 import type { AppDeps } from './deps.js';
-import { HttpProblem, sendProblem } from './http-errors.js';
+import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
 import { registerJsonParsers } from './json-body.js';
+import { registerOpenApi } from './openapi.js';
+import { directiveControlRoutes } from './routes/directive-controls.js';
 import { directiveRoutes } from './routes/directives.js';
 import { eventsRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { TokenVerdicts } from './token-verdicts.js';
+
+/** A sender's request id is kept only when it is short and plain; anything else gets a new one. */
+export function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+function authenticator(deps: AppDeps): Authenticator {
+  const { auth } = deps.config;
+  let verdicts: TokenVerdicts | undefined;
+  if (auth.tokenReviewAudience !== undefined) {
+    const reviewer = deps.tokenReviewer ?? new TokenReviewer(deps.kube.kubeConfig);
+    verdicts = new TokenVerdicts(
+      (token, audience) => reviewer.review(token, audience),
+      auth.tokenReviewAudience,
+    );
+  }
+  return createAuthenticator(auth, {
+    redis: deps.redis,
+    prefix: deps.config.queuePrefix,
+    ...(verdicts ? { verdicts } : {}),
+  });
+}
 
 /** Probes, scrapes and the dashboard's static files: every few seconds, not worth a line each. */
 const ROUTINE = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/admin\/queues\/static\//];
@@ -24,14 +54,34 @@ function quietRoutine(app: FastifyInstance): void {
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.log;
+  const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: deps.config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // Node's backstops behind the body timer: a whole request, and a silent socket.
+    requestTimeout: bodyTimeoutMs + 5000,
+    connectionTimeout: bodyTimeoutMs + 10_000,
+    clientErrorHandler,
+    // A URL the router cannot decode (`%A`) gets the same {error, message} body as the rest.
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(error, request, reply);
+    },
+    // Object names run to 253 characters; a longer one is the schema's 400, not the router's 414.
+    routerOptions: { maxParamLength: 300 },
+    requestIdHeader: false,
+    genReqId: requestId,
   });
+  const auth = authenticator(deps);
   // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.
-  registerJsonParsers(app, ['application/json', 'application/cloudevents+json']);
+  registerJsonParsers(app, ['application/json', 'application/cloudevents+json'], (request, body) =>
+    auth.verifyBody(request, body),
+  );
+  limitBodyTime(app, deps.config.bodyTimeoutSeconds);
+  // The id a sender can quote to find its request in the logs.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => auth.settle(request, reply.statusCode));
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -41,11 +91,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
   );
   quietRoutine(app);
-  const auth = createAuthenticator(deps.config.auth, deps.kube);
-  await app.register(healthRoutes(deps));
-  await app.register(eventsRoutes(deps, auth));
-  await app.register(directiveRoutes(deps, auth));
-  await app.register(metricsRoutes(deps));
+  await registerOpenApi(app);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  await typed.register(healthRoutes, { deps });
+  await typed.register(eventsRoutes, { deps, auth });
+  await typed.register(directiveRoutes, { deps, auth });
+  await typed.register(directiveControlRoutes, { deps, auth });
+  await typed.register(metricsRoutes, { deps });
   // Not mounted at all without credentials: /admin/queues is then a plain 404.
   if (deps.config.dashboard) await app.register(dashboardPlugin(deps, deps.config.dashboard));
   return app;

@@ -1,33 +1,43 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { AuthConfig } from '../config.js';
-import type { KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from './http-errors.js';
+import {
+  standardHeaders,
+  timelyStandard,
+  validHmacSignature,
+  validStandardSignature,
+  type StandardHeaders,
+} from './signatures.js';
+import type { TokenVerdicts } from './token-verdicts.js';
+import { claimWebhookId, releaseWebhookId } from './webhook-replay.js';
+
+export { safeEqual } from './signatures.js';
+
+/** How far a request got through authentication; kept on the request between the hooks. */
+interface AuthState {
+  /** Decided without the body: a static token, a reviewed token, or `WEBHOOK_AUTH=none`. */
+  admitted: boolean;
+  /** A signature that can only be checked over the body, once it has been read. */
+  pending?: { kind: 'hmac' } | { kind: 'standard'; headers: StandardHeaders };
+  verified?: boolean;
+  /** A Standard Webhooks id this request claimed in Redis. */
+  webhookId?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    podBouncerAuth?: AuthState;
+  }
+}
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
-/** Constant-time equality that does not leak the length of the secret either. */
-export function safeEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/**
- * The same check against secrets digested once, at start-up (static tokens, on every request).
- * Answers the index of the matching secret (every one is compared, so the time tells nothing).
- */
-function matchingDigest(given: string, expected: readonly Buffer[]): number | undefined {
-  const candidate = digest(given);
-  let found: number | undefined;
-  expected.forEach((secret, index) => {
-    if (timingSafeEqual(candidate, secret) && found === undefined) found = index;
-  });
-  return found;
-}
-
 /**
  * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
- * `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
+ * `standard-webhooks`, `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
  */
 function noteSender(request: FastifyRequest, sender: string): void {
   (request.log as Logger).setBindings({ sender });
@@ -45,105 +55,145 @@ function unauthorized(message: string): HttpProblem {
   });
 }
 
-function validSignature(secret: string, raw: Buffer | undefined, header: unknown): boolean {
-  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
-  const expected = `sha256=${createHmac('sha256', secret)
-    .update(raw ?? Buffer.alloc(0))
-    .digest('hex')}`;
-  return safeEqual(header.toLowerCase(), expected);
+const INVALID = 'The credentials are not valid.';
+
+export interface AuthDeps {
+  redis: Redis;
+  prefix: string;
+  /** TokenReview verdicts; absent when WEBHOOK_TOKENREVIEW_AUDIENCE is not set. */
+  verdicts?: TokenVerdicts;
 }
 
-async function reviewedServiceAccount(
-  kube: KubeGateway,
-  token: string,
-  audience: string,
-): Promise<string | undefined> {
-  const review = await kube.reviewToken(token, audience);
-  const match = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(review.username ?? '');
-  return review.authenticated && match ? `${match[1]}:${match[2]}` : undefined;
+/** The hooks a guarded route uses, in the order a request meets them. */
+export interface Authenticator {
+  /** onRequest: decides whatever needs no body, and refuses a request with no credential. */
+  beforeBody(request: FastifyRequest): Promise<void>;
+  /** Called by the body parser with the exact bytes, before they are parsed: throws a 401. */
+  verifyBody(request: FastifyRequest, body: Buffer): void;
+  /** preHandler: admits what was admitted or verified; answers a replayed webhook-id. */
+  afterBody(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  /** onResponse: an answer that changed nothing releases the webhook-id for the sender's retry. */
+  settle(request: FastifyRequest, statusCode: number): Promise<void>;
 }
 
-export type Authenticate = (request: FastifyRequest) => Promise<void>;
-
-/** Static token or body signature: cheap checks that need no API call. Answers the sender. */
-function staticallyAllowed(
-  auth: AuthConfig & { tokenDigests: readonly Buffer[] },
-  request: FastifyRequest,
-  token: string | undefined,
-): string | undefined {
-  const index = token === undefined ? undefined : matchingDigest(token, auth.tokenDigests);
-  if (index !== undefined) return `token[${index}]`;
-  const signature = request.headers['x-signature-256'];
-  const signed =
-    auth.hmacSecret !== undefined && validSignature(auth.hmacSecret, request.rawBody, signature);
-  return signed ? 'hmac' : undefined;
-}
-
-async function checkToken(
-  auth: AuthConfig,
-  kube: KubeGateway,
-  token: string | undefined,
-): Promise<string | undefined> {
-  if (token === undefined || auth.tokenReviewAudience === undefined) return undefined;
-  const account = await reviewedServiceAccount(kube, token, auth.tokenReviewAudience);
-  if (account !== undefined && auth.allowedServiceAccounts.includes(account)) {
-    return `serviceaccount:${account}`;
+/** A signature header, when its scheme is configured; undefined when there is none to check. */
+function pendingSignature(auth: AuthConfig, request: FastifyRequest): AuthState['pending'] {
+  if (auth.hmacSecret !== undefined && request.headers['x-signature-256'] !== undefined) {
+    return { kind: 'hmac' };
   }
-  if (account !== undefined) {
-    throw new HttpProblem(
-      403,
-      'forbidden',
-      `Service account ${account} is not allowed to send events.`,
-    );
+  if (auth.standardSecret === undefined || request.headers['webhook-signature'] === undefined) {
+    return undefined;
   }
-  return undefined;
-}
-
-function refuse(request: FastifyRequest, token: string | undefined): HttpProblem {
-  const given = token !== undefined || request.headers['x-signature-256'] !== undefined;
-  return unauthorized(
-    given
-      ? 'The credentials are not valid.'
-      : 'Credentials are required: send a bearer token or a signature.',
-  );
-}
-
-/** The two moments a request is authenticated: before its body is read, and after. */
-export interface AuthHooks {
-  /** Decides whatever needs no body (tokens, TokenReview, missing credentials) before parsing. */
-  beforeBody: Authenticate;
-  /** Decides the rest (an HMAC signature over the raw body). */
-  afterBody: Authenticate;
+  const headers = standardHeaders(request.headers);
+  if (headers === undefined)
+    throw unauthorized('The webhook-id, -timestamp or -signature header is malformed.');
+  // Decided before the body is read: a stale or future timestamp costs the server no bytes.
+  if (!timelyStandard(headers))
+    throw unauthorized('The webhook-timestamp is not within 5 minutes of now.');
+  return { kind: 'standard', headers };
 }
 
 /**
- * Lets a request through when any configured mode accepts it: a static bearer token, an
- * HMAC-SHA256 signature of the raw body, or a service-account token validated by TokenReview and
- * on the allow-list (403 when valid but not allowed). Everything that can be decided without the
- * body is decided before it is read, so an unauthenticated caller cannot make the server parse it.
+ * Lets a request through when any configured mode accepts it: a static bearer token, a
+ * service-account token validated by TokenReview and on the allow-list (403 when valid but not
+ * allowed), an HMAC signature or a Standard Webhooks signature of the body. Tokens are decided
+ * before the body is read; a request with neither a token that passed nor a signature header is
+ * refused then too. Signatures are checked over the exact bytes received, after they are read and
+ * before they are parsed, so an unauthenticated caller cannot make the server parse anything.
  */
-export function createAuthenticator(config: AuthConfig, kube: KubeGateway): AuthHooks {
-  const auth = { ...config, tokenDigests: config.tokens.map(digest) };
-  const admitted = new WeakSet<FastifyRequest>();
-  const beforeBody: Authenticate = async (request) => {
-    const token = bearer(request);
-    const sender =
-      (auth.none ? 'anonymous' : undefined) ??
-      staticallyAllowed(auth, request, token) ??
-      (await checkToken(auth, kube, token));
-    if (sender !== undefined) {
-      noteSender(request, sender);
-      admitted.add(request);
-      return;
+export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authenticator {
+  const tokenDigests = config.tokens.map(digest);
+  /** The matching token's place in WEBHOOK_TOKENS; every one is compared, so time tells nothing. */
+  const staticToken = (token: string): string | undefined => {
+    const candidate = digest(token);
+    let found: string | undefined;
+    tokenDigests.forEach((secret, index) => {
+      if (timingSafeEqual(candidate, secret) && found === undefined) found = `token[${index}]`;
+    });
+    return found;
+  };
+  const reviewed = async (token: string): Promise<string | undefined> => {
+    if (deps.verdicts === undefined) return undefined;
+    const verdict = await deps.verdicts.verdict(token);
+    if (!('account' in verdict)) return undefined;
+    if (config.allowedServiceAccounts.includes(verdict.account)) {
+      return `serviceaccount:${verdict.account}`;
     }
-    const signature = request.headers['x-signature-256'];
-    if (auth.hmacSecret === undefined || signature === undefined) throw refuse(request, token);
+    throw new HttpProblem(403, 'forbidden', `Service account ${verdict.account} is not allowed.`);
   };
-  const afterBody: Authenticate = async (request) => {
-    if (admitted.has(request)) return;
-    const sender = staticallyAllowed(auth, request, bearer(request));
-    if (sender === undefined) throw refuse(request, bearer(request));
-    noteSender(request, sender);
+
+  return {
+    async beforeBody(request) {
+      const token = bearer(request);
+      const sender = config.none
+        ? 'anonymous'
+        : token !== undefined
+          ? (staticToken(token) ?? (await reviewed(token)))
+          : undefined;
+      const state: AuthState = { admitted: sender !== undefined };
+      request.podBouncerAuth = state;
+      if (sender !== undefined) {
+        noteSender(request, sender);
+        return;
+      }
+      state.pending = pendingSignature(config, request);
+      if (state.pending !== undefined) return;
+      throw unauthorized(
+        token === undefined
+          ? 'Credentials are required: send a bearer token or a signature.'
+          : INVALID,
+      );
+    },
+
+    verifyBody(request, body) {
+      const state = request.podBouncerAuth;
+      if (state === undefined || state.admitted || state.pending === undefined) return;
+      const { pending } = state;
+      const valid =
+        pending.kind === 'hmac'
+          ? validHmacSignature(config.hmacSecret ?? '', body, request.headers['x-signature-256'])
+          : validStandardSignature(config.standardSecret ?? Buffer.alloc(0), pending.headers, body);
+      if (!valid) throw unauthorized(INVALID);
+      state.verified = true;
+      noteSender(request, pending.kind === 'hmac' ? 'hmac' : 'standard-webhooks');
+    },
+
+    async afterBody(request, reply) {
+      const state = request.podBouncerAuth;
+      if (state?.admitted === true) return undefined;
+      // A bodiless request (GET, retry…) has signed nothing but its headers: Standard Webhooks'
+      // id and timestamp make that signature single-use; an HMAC of the empty body never admits.
+      if (state?.pending?.kind === 'standard' && request.rawBody === undefined) {
+        this.verifyBody(request, Buffer.alloc(0));
+      }
+      if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
+      if (state.pending.kind !== 'standard') return undefined;
+      const id = state.pending.headers.id;
+      const earlier = await claimWebhookId(deps.redis, deps.prefix, id);
+      if (earlier === undefined) {
+        state.webhookId = id;
+        return undefined;
+      }
+      request.log.info({ webhookId: id }, 'replayed webhook-id answered as a duplicate');
+      return reply.code(202).send({ ...earlier, duplicate: true });
+    },
+
+    async settle(request, statusCode) {
+      const id = request.podBouncerAuth?.webhookId;
+      if (id !== undefined && (statusCode < 200 || statusCode > 299)) {
+        await releaseWebhookId(deps.redis, deps.prefix, id);
+      }
+    },
   };
-  return { beforeBody, afterBody };
+}
+
+/** The hooks of a route that takes the events endpoint's credentials. */
+export function guard(auth: Authenticator): {
+  onRequest: (request: FastifyRequest) => Promise<void>;
+  preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+} {
+  return {
+    onRequest: (request) => auth.beforeBody(request),
+    preHandler: (request, reply) => auth.afterBody(request, reply),
+  };
 }

@@ -36,6 +36,13 @@ export function assertNamespacesAllowed(
   );
 }
 
+/** The directive routes read and change one directive: its namespace must be allowed too. */
+export function assertNamespaceAllowed(config: Bounds, namespace: string): void {
+  const outside = disallowedNamespaces(new Set([namespace]), config.allowedNamespaces);
+  if (outside.length === 0) return;
+  throw new HttpProblem(403, 'forbidden', `Not allowed: ${outsideAllowedMessage(outside)}.`);
+}
+
 /**
  * What a credential may ask before any API call: the inline form only when INLINE_DIRECTIVES
  * allows it, and an inline directive only within MAX_SELECTORS and ALLOWED_NAMESPACES.

@@ -26,7 +26,7 @@ export interface ReceivedEvent {
 }
 
 /** Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape. Pure. */
-export function readEvent(request: FastifyRequest): ReceivedEvent {
+export function readEvent(request: Pick<FastifyRequest, 'headers' | 'body'>): ReceivedEvent {
   const mode = cloudEventMode(request.headers);
   if (mode === undefined) return { event: normalizeBody(request.body) };
   const { event, identity } = normalizeCloudEvent(mode, request.headers, request.body);

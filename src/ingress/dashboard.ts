@@ -51,32 +51,50 @@ function basicAuthGuard(credentials: DashboardCredentials) {
 }
 
 /**
- * Writes the dashboard may make: retrying failed jobs, promoting a waiting job (an early re-check)
+ * Writes the dashboard may make: retrying failed jobs, promoting a delayed job (an early re-check)
  * and pausing or resuming the queue. Adding, editing, cleaning or removing jobs is refused: a
  * job's data names the pods it bounces, so editing it would bounce arbitrary pods, and removing
- * one would leave its directive without an ending.
+ * one would leave its directive without an ending. Retrying completed jobs is refused too (it
+ * would bounce their pods again).
+ *
+ * Keyed by method and the route that matched (bull-board's pattern), never by the raw URL: what
+ * runs is what the router chose, whatever `#`, `?`, `%2F` or `//` the URL carries.
  */
-const ALLOWED_WRITES = [
-  /^\/api\/queues\/[^/]+\/[^/]+\/(retry|promote)$/,
-  /^\/api\/queues\/[^/]+\/retry\/failed$/,
-  /^\/api\/queues\/[^/]+\/promote$/,
-  /^\/api\/queues(\/[^/]+)?\/(pause|resume)$/,
-];
+type ParamsCheck = (params: Record<string, string>) => boolean;
+const ALLOWED_WRITES: ReadonlyMap<string, ParamsCheck> = new Map<string, ParamsCheck>([
+  ['PUT /api/queues/:queueName/:jobId/retry', () => true],
+  ['PUT /api/queues/:queueName/:jobId/promote', () => true],
+  ['PUT /api/queues/:queueName/retry/:queueStatus', (params) => params.queueStatus === 'failed'],
+  ['PUT /api/queues/:queueName/promote', () => true],
+  ['PUT /api/queues/:queueName/pause', () => true],
+  ['PUT /api/queues/:queueName/resume', () => true],
+  ['PUT /api/queues/pause', () => true],
+  ['PUT /api/queues/resume', () => true],
+]);
+
+/** Whether the matched route (and its parameters) is a read or an allowed write. */
+export function dashboardAllows(request: FastifyRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return true;
+  const route = request.routeOptions.url ?? '';
+  if (!route.startsWith(`${DASHBOARD_PATH}/`)) return false;
+  const allowed = ALLOWED_WRITES.get(`${request.method} ${route.slice(DASHBOARD_PATH.length)}`);
+  return allowed?.((request.params ?? {}) as Record<string, string>) === true;
+}
 
 function actionGuard() {
   return async (
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
-    if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-    const path = request.url.slice(DASHBOARD_PATH.length).split('?')[0] ?? '';
-    if (request.method === 'PUT' && ALLOWED_WRITES.some((allowed) => allowed.test(path))) {
-      return undefined;
-    }
+    if (dashboardAllows(request)) return undefined;
+    request.log.info(
+      { method: request.method, route: request.routeOptions.url },
+      'dashboard write refused',
+    );
     return reply.code(403).type('application/json').send({
       error: 'forbidden',
       message:
-        'The dashboard may retry, promote, pause and resume; adding, editing, cleaning or removing jobs is not allowed.',
+        'The dashboard may retry failed jobs, promote, pause and resume; adding, editing, cleaning or removing jobs is not allowed.',
     });
   };
 }

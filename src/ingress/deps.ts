@@ -2,6 +2,7 @@ import type { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { TokenReviewer } from '../kube/token-review.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
 import type { StatusWriter } from '../status/writer.js';
@@ -18,4 +19,6 @@ export interface AppDeps {
   status: StatusWriter;
   /** Watch cache of directives: answers events that carry a version it is at least as fresh as. */
   directives?: DirectiveCache;
+  /** TokenReviews on their own budget; made from the gateway's kubeconfig when absent. */
+  tokenReviewer?: TokenReviewer;
 }

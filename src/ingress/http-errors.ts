@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, PermanentError, TransientError } from '../errors.js';
 import { BadEventError, InvalidDirectiveError } from '../events/errors.js';
@@ -22,6 +24,32 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_VALIDATION: [400, 'bad_request'],
 };
 
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request did not arrive in time.'],
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are over the size limit.'],
+};
+
+/**
+ * Node's own answers to requests it cannot hand to fastify (header overflow, request timeout, a
+ * malformed request line), written on the socket with the `{error, message}` body every error has.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'bad_request',
+    'The request is not valid HTTP.',
+  ];
+  const body = JSON.stringify({ error: code, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 function fastifyMessage(code: string, error: FastifyError, request: FastifyRequest): string {
   if (code === 'unsupported_media_type') {
     return `Content type "${request.headers['content-type'] ?? '(none)'}" is not supported; send application/json or a CloudEvent.`;
@@ -40,12 +68,21 @@ function domainProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof NotFoundError) return new HttpProblem(404, 'not_found', error.message);
   if (error instanceof TransientError) {
     const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 5)));
-    return new HttpProblem(503, 'unavailable', error.message, { 'retry-after': retryAfter });
+    // One that wraps a client's error (Redis, the API server) carries their words: logs only.
+    const message =
+      error.cause === undefined
+        ? error.message
+        : 'Redis or the Kubernetes API is unavailable; try again shortly.';
+    return new HttpProblem(503, 'unavailable', message, { 'retry-after': retryAfter });
   }
   if (error instanceof PermanentError) {
     return error.httpStatus === 422
       ? new HttpProblem(422, 'invalid_directive', error.message)
-      : new HttpProblem(502, 'kubernetes_error', error.message);
+      : new HttpProblem(
+          502,
+          'kubernetes_error',
+          'The Kubernetes API refused the request; see pod-bouncer logs.',
+        );
   }
   return undefined;
 }
@@ -80,6 +117,9 @@ export async function sendProblem(
       { status: problem.statusCode, code: problem.code, reason: problem.message },
       'request refused',
     );
+  // Refused before its body was read (credentials, size, type, time): the connection is closed
+  // after the answer rather than kept to receive, and discard, whatever the sender still sends.
+  if (!request.raw.complete) void reply.header('connection', 'close');
   await reply
     .code(problem.statusCode)
     .headers(problem.headers)

@@ -1,4 +1,4 @@
-import { BouncerError, TransientError, messageOf } from '../errors.js';
+import { BouncerError, TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey } from '../directive/types.js';
 import { enqueueRun } from '../queue/enqueue.js';
@@ -41,7 +41,8 @@ export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof BouncerError) throw error;
-    throw new TransientError(`Redis is unreachable: ${messageOf(error)}`, 5, { cause: error });
+    // The client's own words stay in the logs (the cause); the sender reads a plain sentence.
+    throw new TransientError('Redis is unreachable; try again shortly.', 5, { cause: error });
   }
 }
 

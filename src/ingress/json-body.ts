@@ -8,11 +8,20 @@ declare module 'fastify' {
   }
 }
 
+/** Checks a signature over the exact bytes; throws (a 401) when they are not the signed ones. */
+export type VerifyBody = (request: FastifyRequest, body: Buffer) => void;
+
 /**
- * Replaces fastify's body parsers: JSON bodies are kept raw (HMAC is computed over the exact bytes)
- * and parsed here so a syntax error becomes a 400 that says so. Any other content type is 415.
+ * Replaces fastify's body parsers: JSON bodies are read as bytes, their signature (if the request
+ * is to be admitted by one) verified over exactly those bytes, and only then parsed, so a syntax
+ * error becomes a 400 that says so and an unsigned body is never parsed. Any other content type is
+ * 415.
  */
-export function registerJsonParsers(app: FastifyInstance, types: string[]): void {
+export function registerJsonParsers(
+  app: FastifyInstance,
+  types: string[],
+  verify: VerifyBody,
+): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     types,
@@ -23,6 +32,12 @@ export function registerJsonParsers(app: FastifyInstance, types: string[]): void
       done: (error: Error | null, value?: unknown) => void,
     ) => {
       request.rawBody = body;
+      try {
+        verify(request, body);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
       if (body.length === 0) {
         done(new BadEventError('body', 'is empty; send a JSON object'));
         return;

@@ -36,4 +36,15 @@ export class RateLimiter {
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
   }
+
+  /**
+   * Takes a token only if one is there now, never waiting: for budgets where a caller over the
+   * limit is better refused than queued (a flood must not build a queue of its own).
+   */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
 }

@@ -66,7 +66,10 @@ export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;
 }
 
-/** Redis key set by the abort route; the worker fails the run's job when it finds it. */
+/**
+ * Redis key that asks the worker to end one run (uid, generation, runKey): set by the abort route,
+ * deleted by the retry route before it retries the failed job.
+ */
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
   return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
 }

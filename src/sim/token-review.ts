@@ -37,6 +37,7 @@ export class TokenRegistry {
   private review(token: string, requested: string[]): Record<string, unknown> {
     const user = this.tokens.get(token);
     if (!user) return { authenticated: false, user: {}, error: 'invalid bearer token' };
+    if (user.reviewAudiences) return this.authenticated(user, user.reviewAudiences);
     const granted = user.audiences;
     let audiences: string[];
     if (requested.length === 0) audiences = granted ?? [API_AUDIENCE];
@@ -48,6 +49,10 @@ export class TokenRegistry {
         error: 'token audiences is invalid for the target audiences',
       };
     }
+    return this.authenticated(user, audiences);
+  }
+
+  private authenticated(user: TokenUser, audiences: string[]): Record<string, unknown> {
     return {
       authenticated: true,
       user: {

@@ -101,6 +101,8 @@ export interface TokenUser {
   uid?: string;
   groups?: string[];
   audiences?: string[];
+  /** Answered as status.audiences whatever the review asks (an authenticator that ignores them). */
+  reviewAudiences?: string[];
 }
 
 export interface NewPod {

@@ -74,7 +74,10 @@ describe('authentication of the events endpoint (all modes combined)', () => {
   it.each(accepted)('accepts %s', async (_label, headers) => {
     const answer = await send(headers());
     expect(answer.status).toBe(200);
-    expect(answer.body.selectors ?? answer.body.plan ?? answer.body).toBeTruthy();
+    // The plan of this very directive: a refusal, or any other 200, has no such body.
+    expect(answer.body).toMatchObject({ dryRun: true, directive: 'authns/certs' });
+    expect(answer.body.selectors).toHaveLength(1);
+    expect(answer.body.selectors[0].pods).toHaveLength(1);
   });
 
   const refused: Array<[string, () => Record<string, string>, number]> = [

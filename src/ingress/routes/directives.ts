@@ -1,76 +1,72 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import { directiveKey, type Directive } from '../../directive/types.js';
-import { latestRun } from '../../queue/runs.js';
-import type { AuthHooks } from '../auth.js';
-import type { AppDeps } from '../deps.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { directiveKey } from '../../directive/types.js';
+import { isPaused } from '../../kube/directive-annotations.js';
+import { abortKey } from '../../queue/names.js';
+import { guard } from '../auth.js';
+import { assertNamespaceAllowed } from '../bounds.js';
 import { HttpProblem } from '../http-errors.js';
+import { inRedis } from '../ingest.js';
+import { currentRun, jobsOf, runName } from '../run-jobs.js';
+import { DirectiveParams, DirectiveView, errorResponses, RetriedBody } from '../schemas.js';
+import type { RouteOptions } from './events.js';
 
-const Params = Type.Object({ namespace: Type.String(), name: Type.String() });
-type Params = Static<typeof Params>;
-
-interface JobView {
-  selectorIndex: number;
-  jobId: string;
-  state: string;
-  attemptsMade: number;
-  failedReason: string | null;
-}
-
-async function jobsOf(deps: AppDeps, directive: Directive): Promise<JobView[]> {
-  const run = await latestRun(deps.redis, deps.config.queuePrefix, directive.metadata.uid);
-  const views = await Promise.all(
-    (run?.jobIds ?? []).map(async (jobId, selectorIndex): Promise<JobView | undefined> => {
-      const job = await deps.queue.getJob(jobId);
-      if (job === undefined) return undefined;
+/** Read-only view and retry of a directive's latest run (DESIGN §3). */
+export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
+  app,
+  { deps, auth },
+) => {
+  app.get(
+    '/v1/directives/:namespace/:name',
+    {
+      schema: {
+        summary: "A directive's latest run: status and selector jobs",
+        params: DirectiveParams,
+        response: { 200: DirectiveView, ...errorResponses(400, 401, 403, 404, 503) },
+      },
+      ...guard(auth),
+    },
+    async (request) => {
+      assertNamespaceAllowed(deps.config, request.params.namespace);
+      const directive = await deps.kube.getDirective(request.params);
+      const run = await currentRun(deps, directive);
+      const issuedAt = run.issuedAt ?? directive.status?.issuedAt ?? undefined;
       return {
-        selectorIndex,
-        jobId,
-        state: await job.getState(),
-        attemptsMade: job.attemptsMade,
-        failedReason: job.failedReason ?? null,
+        directive: directiveKey(directive.metadata),
+        generation: directive.metadata.generation,
+        ...(issuedAt !== undefined ? { issuedAt } : {}),
+        paused: isPaused(directive),
+        status: directive.status ?? {},
+        jobs: await jobsOf(deps, run),
       };
-    }),
+    },
   );
-  return views.filter((view): view is JobView => view !== undefined);
-}
 
-/** Read-only view and retry of a directive's current generation (DESIGN §3). */
-export function directiveRoutes(deps: AppDeps, auth: AuthHooks) {
-  return async (app: FastifyInstance): Promise<void> => {
-    app.get<{ Params: Params }>(
-      '/v1/directives/:namespace/:name',
-      { schema: { params: Params }, onRequest: auth.beforeBody, preHandler: auth.afterBody },
-      async (request) => {
-        const directive = await deps.kube.getDirective(request.params);
-        return {
-          directive: directiveKey(directive.metadata),
-          generation: directive.metadata.generation,
-          status: directive.status ?? {},
-          jobs: await jobsOf(deps, directive),
-        };
+  app.post(
+    '/v1/directives/:namespace/:name/retry',
+    {
+      schema: {
+        summary: 'Retry the failed job of the latest run',
+        params: DirectiveParams,
+        response: { 202: RetriedBody, ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
-    );
-
-    app.post<{ Params: Params }>(
-      '/v1/directives/:namespace/:name/retry',
-      { schema: { params: Params }, onRequest: auth.beforeBody, preHandler: auth.afterBody },
-      async (request, reply) => {
-        const directive = await deps.kube.getDirective(request.params);
-        const failed = (await jobsOf(deps, directive)).filter((job) => job.state === 'failed');
-        if (failed.length === 0) {
-          throw new HttpProblem(
-            409,
-            'conflict',
-            `Nothing has failed in generation ${directive.metadata.generation} of ${directiveKey(directive.metadata)}.`,
-          );
-        }
-        for (const view of failed) {
-          const job = await deps.queue.getJob(view.jobId);
-          await job?.retry('failed', { resetAttemptsMade: true });
-        }
-        return reply.code(202).send({ retried: failed.map((job) => job.jobId) });
-      },
-    );
-  };
-}
+      ...guard(auth),
+    },
+    async (request, reply) => {
+      assertNamespaceAllowed(deps.config, request.params.namespace);
+      const directive = await deps.kube.getDirective(request.params);
+      const run = await currentRun(deps, directive);
+      const failed = (await jobsOf(deps, run)).filter((job) => job.state === 'failed');
+      if (failed.length === 0) {
+        throw new HttpProblem(409, 'conflict', `Nothing has failed in ${runName(directive, run)}.`);
+      }
+      // An aborted run resumes like any failed one: the abort request is withdrawn first.
+      const abort = abortKey(deps.config.queuePrefix, run.uid, run.generation, run.runKey);
+      await inRedis(() => deps.redis.del(abort));
+      for (const view of failed) {
+        const job = await inRedis(() => deps.queue.getJob(view.jobId));
+        await inRedis(async () => job?.retry('failed', { resetAttemptsMade: true }));
+      }
+      return reply.code(202).send({ retried: failed.map((job) => job.jobId) });
+    },
+  );
+};

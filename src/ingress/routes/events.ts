@@ -1,58 +1,79 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BadEventError } from '../../events/errors.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import type { AuthHooks } from '../auth.js';
+import { guard, type Authenticator } from '../auth.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
 import { planEvent } from '../plan.js';
+import {
+  AcceptedBody,
+  DuplicateBody,
+  EventBody,
+  EventsQuery,
+  errorResponses,
+  IgnoredBody,
+  PlanBody,
+} from '../schemas.js';
+import { Type } from 'typebox';
+import { rememberWebhookAnswer } from '../webhook-replay.js';
 
-/** `?dryRun=true` (or `1`, or a bare `?dryRun`) asks for the plan instead of a run. */
-function isDryRun(request: FastifyRequest): boolean {
-  const value = (request.query as Record<string, unknown> | undefined)?.dryRun;
-  if (value === undefined || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1' || value === '') return true;
-  throw new BadEventError('dryRun', 'must be true or false');
+export interface RouteOptions {
+  deps: AppDeps;
+  auth: Authenticator;
 }
+
+const schema = {
+  summary: 'Accept a cert-issued event',
+  querystring: EventsQuery,
+  body: EventBody,
+  response: {
+    200: PlanBody,
+    202: Type.Union([AcceptedBody, IgnoredBody, DuplicateBody]),
+    ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 503),
+  },
+};
 
 /** `POST /v1/events`: the single ingress for cert-issued events (DESIGN §2). */
-export function eventsRoutes(deps: AppDeps, auth: AuthHooks) {
-  return async (app: FastifyInstance): Promise<void> => {
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.method === 'POST') countEventResponse(request, reply.statusCode);
-    });
+export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
+  app,
+  { deps, auth },
+) => {
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method === 'POST') countEventResponse(request, reply.statusCode);
+  });
 
-    const guarded = { onRequest: auth.beforeBody, preHandler: auth.afterBody };
-    app.post('/v1/events', guarded, async (request, reply) => {
-      const dryRun = isDryRun(request);
-      const { event, cloudEvent } = readEvent(request);
-      noteEvent(request, { shape: event.shape });
-      if (dryRun) {
-        noteEvent(request, { outcome: 'dry_run' });
-        return reply.code(200).send(await planEvent(deps, event));
-      }
-      // fastify's request logger is a pino child carrying the request id: ingest logs with it.
-      const scoped: AppDeps = { ...deps, log: request.log as Logger };
-      const result = cloudEvent
-        ? await ingestCloudEvent(scoped, cloudEvent, event)
-        : await ingest(scoped, event);
-      const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
-      noteEvent(request, { outcome });
-      request.log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
-      return reply.code(202).send(result);
-    });
+  app.post('/v1/events', { schema, ...guard(auth) }, async (request, reply) => {
+    const { event, cloudEvent } = readEvent(request);
+    noteEvent(request, { shape: event.shape });
+    if (request.query.dryRun === true) {
+      noteEvent(request, { outcome: 'dry_run' });
+      return reply.code(200).send(await planEvent(deps, event));
+    }
+    // fastify's request logger is a pino child carrying the request id: ingest logs with it.
+    const scoped: AppDeps = { ...deps, log: request.log as Logger };
+    const result = cloudEvent
+      ? await ingestCloudEvent(scoped, cloudEvent, event)
+      : await ingest(scoped, event);
+    const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
+    noteEvent(request, { outcome });
+    request.log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
+    const webhookId = request.podBouncerAuth?.webhookId;
+    if (webhookId !== undefined) {
+      await rememberWebhookAnswer(deps.redis, deps.config.queuePrefix, webhookId, result);
+    }
+    return reply.code(202).send(result);
+  });
 
-    app.route({
-      method: ['GET', 'PUT', 'DELETE', 'PATCH'],
-      url: '/v1/events',
-      handler: async (_request, reply) => {
-        reply.header('allow', 'POST');
-        throw new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
-          allow: 'POST',
-        });
-      },
-    });
-  };
-}
+  app.route({
+    method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+    url: '/v1/events',
+    schema: { hide: true },
+    handler: async () => {
+      throw new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
+        allow: 'POST',
+      });
+    },
+  });
+};

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { observeQueue, registry } from '../../metrics/registry.js';
 import type { AppDeps } from '../deps.js';
 
@@ -7,15 +8,21 @@ import type { AppDeps } from '../deps.js';
  * are read from Redis at scrape time; when Redis does not answer they are left out, and the rest
  * is still served (a scrape must not fail because of what it measures).
  */
-export function metricsRoutes(deps: AppDeps) {
-  return async (app: FastifyInstance): Promise<void> => {
-    const forget = observeQueue(deps.queue);
-    app.addHook('onClose', async () => {
-      forget();
-    });
-    app.get('/metrics', async (_request, reply) => {
-      const text = await registry.metrics();
-      return reply.type(registry.contentType).send(text);
-    });
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
+  app,
+  { deps },
+) => {
+  const forget = observeQueue(deps.queue);
+  app.addHook('onClose', async () => {
+    forget();
+  });
+  const schema = {
+    summary: 'Prometheus metrics (text format)',
+    produces: ['text/plain'],
+    response: { 200: Type.String() },
   };
-}
+  app.get('/metrics', { schema }, async (_request, reply) => {
+    const text = await registry.metrics();
+    return reply.type(registry.contentType).send(text);
+  });
+};

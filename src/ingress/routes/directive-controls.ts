@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
+import { directiveKey, type Directive } from '../../directive/types.js';
+import { isPaused, setPaused } from '../../kube/directive-annotations.js';
+import { abortKey } from '../../queue/names.js';
+import { guard } from '../auth.js';
+import { assertNamespaceAllowed } from '../bounds.js';
+import type { AppDeps } from '../deps.js';
+import { HttpProblem } from '../http-errors.js';
+import { inRedis } from '../ingest.js';
+import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
+import {
+  AbortedBody,
+  DirectiveParams,
+  errorResponses,
+  PausedBody,
+  type DirectiveParams as Params,
+} from '../schemas.js';
+import type { RouteOptions } from './events.js';
+
+/** How long an abort request is kept: as long as the jobs it ends (the default retention). */
+const ABORT_TTL_SECONDS = 30 * 24 * 3600;
+
+function pausedView(directive: Directive): Static<typeof PausedBody> {
+  return {
+    directive: directiveKey(directive.metadata),
+    generation: directive.metadata.generation,
+    paused: isPaused(directive),
+    ...(directive.status?.state !== undefined ? { state: directive.status.state } : {}),
+  };
+}
+
+/**
+ * Ends the latest run: the abort key tells the worker (before each batch and at each re-check);
+ * the run's delayed job, if any, is promoted so the worker sees it now rather than at its next
+ * re-check. 409 when no job of the run is still to run.
+ */
+async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof AbortedBody>> {
+  const directive = await deps.kube.getDirective(params);
+  const run = await currentRun(deps, directive);
+  const jobs = await jobsOf(deps, run);
+  if (!inProgress(jobs)) {
+    throw new HttpProblem(409, 'conflict', `${runName(directive, run)} is not in progress.`);
+  }
+  const key = abortKey(deps.config.queuePrefix, run.uid, run.generation, run.runKey);
+  await inRedis(() => deps.redis.set(key, new Date().toISOString(), 'EX', ABORT_TTL_SECONDS));
+  for (const view of jobs.filter((job) => job.state === 'delayed')) {
+    const job = await inRedis(() => deps.queue.getJob(view.jobId));
+    // A job that left the delayed set meanwhile is being run: the worker reads the key there.
+    await job?.promote().catch(() => undefined);
+  }
+  return {
+    directive: directiveKey(directive.metadata),
+    generation: run.generation,
+    aborted: `${run.uid}.g${run.generation}.r${run.runKey}`,
+  };
+}
+
+/** Sets or removes the pause annotation; a directive that does not exist is a 404. */
+async function pauseDirective(
+  deps: AppDeps,
+  params: Params,
+  paused: boolean,
+): Promise<Static<typeof PausedBody>> {
+  // A read first: a merge patch of a missing object would be a 404 too, but a less plain one.
+  await deps.kube.getDirective(params);
+  return pausedView(await setPaused(deps.kube.kubeConfig, params, paused));
+}
+
+/** `POST …/pause`, `…/resume` and `…/abort` on a directive (DESIGN §3). */
+export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
+  app,
+  { deps, auth },
+) => {
+  const errors = errorResponses(400, 401, 403, 404, 409, 503);
+  const pauseSchema = { params: DirectiveParams, response: { 200: PausedBody, ...errors } };
+  app.post(
+    '/v1/directives/:namespace/:name/pause',
+    { schema: { summary: 'Pause: no further pod is bounced', ...pauseSchema }, ...guard(auth) },
+    async (request) => {
+      assertNamespaceAllowed(deps.config, request.params.namespace);
+      return pauseDirective(deps, request.params, true);
+    },
+  );
+  app.post(
+    '/v1/directives/:namespace/:name/resume',
+    { schema: { summary: 'Resume a paused directive', ...pauseSchema }, ...guard(auth) },
+    async (request) => {
+      assertNamespaceAllowed(deps.config, request.params.namespace);
+      return pauseDirective(deps, request.params, false);
+    },
+  );
+  const abortSchema = {
+    summary: 'Abort the latest run: no further pod is bounced, it ends FAILED',
+    params: DirectiveParams,
+    response: { 202: AbortedBody, ...errors },
+  };
+  app.post(
+    '/v1/directives/:namespace/:name/abort',
+    { schema: abortSchema, ...guard(auth) },
+    async (request, reply) => {
+      assertNamespaceAllowed(deps.config, request.params.namespace);
+      return reply.code(202).send(await abortRun(deps, request.params));
+    },
+  );
+};

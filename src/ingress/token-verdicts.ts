@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { TransientError } from '../errors.js';
+import type { TokenReviewAnswer } from '../kube/token-review.js';
+
+/** What a reviewed token is: a service account (`namespace:name`), or nothing we accept. */
+export type TokenVerdict = { account: string } | { invalid: true };
+
+export interface TokenVerdictOptions {
+  /** How long a valid token's verdict is kept (ms). */
+  ttlMs?: number;
+  /** How long a refused token's verdict is kept (ms): a replayed junk token costs nothing. */
+  negativeTtlMs?: number;
+  /** Most verdicts kept; the oldest is forgotten first. */
+  maxEntries?: number;
+}
+
+type Review = (token: string, audience: string) => Promise<TokenReviewAnswer | undefined>;
+
+const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):([^:]+)$/;
+
+/** The verdict on one review: authenticated, for our audience, and a service account. */
+export function verdictOf(answer: TokenReviewAnswer, audience: string): TokenVerdict {
+  const match = SERVICE_ACCOUNT.exec(answer.username ?? '');
+  // An authenticator that ignores spec.audiences may vouch for a token minted for another API:
+  // the audience is checked here again, on what the API server says the token is for.
+  if (!answer.authenticated || !answer.audiences.includes(audience) || !match) {
+    return { invalid: true };
+  }
+  return { account: `${match[1]}:${match[2]}` };
+}
+
+/**
+ * TokenReview verdicts kept briefly by the token's SHA-256 (the token itself is never kept), so
+ * that N requests with one token cost one review: concurrent requests share the review in flight,
+ * later ones read the verdict. Refusals are kept too. The map is bounded; the oldest entry goes.
+ * A review the budget does not allow is a 503 with Retry-After: the caller may try again, and a
+ * flood of distinct tokens costs at most the budget.
+ */
+export class TokenVerdicts {
+  private readonly verdicts = new Map<string, { verdict: TokenVerdict; until: number }>();
+  private readonly inFlight = new Map<string, Promise<TokenVerdict>>();
+  private readonly ttlMs: number;
+  private readonly negativeTtlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly review: Review,
+    private readonly audience: string,
+    options: TokenVerdictOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.negativeTtlMs = options.negativeTtlMs ?? 30_000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  async verdict(token: string): Promise<TokenVerdict> {
+    const key = createHash('sha256').update(token).digest('base64');
+    const cached = this.verdicts.get(key);
+    if (cached !== undefined && cached.until > Date.now()) return cached.verdict;
+    this.verdicts.delete(key);
+    const pending = this.inFlight.get(key);
+    if (pending !== undefined) return pending;
+    const asked = this.ask(key, token).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, asked);
+    return asked;
+  }
+
+  private async ask(key: string, token: string): Promise<TokenVerdict> {
+    const answer = await this.review(token, this.audience);
+    if (answer === undefined) {
+      throw new TransientError('Too many new tokens to review right now; try again shortly.', 1);
+    }
+    const verdict = verdictOf(answer, this.audience);
+    if (this.verdicts.size >= this.maxEntries) {
+      const oldest = this.verdicts.keys().next().value;
+      if (oldest !== undefined) this.verdicts.delete(oldest);
+    }
+    const ttl = 'account' in verdict ? this.ttlMs : this.negativeTtlMs;
+    this.verdicts.set(key, { verdict, until: Date.now() + ttl });
+    return verdict;
+  }
+}

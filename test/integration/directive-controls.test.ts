@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { abortKey } from '../../src/queue/names.js';
+import {
+  directive,
+  startHarness,
+  stuckMesh,
+  TOKEN,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+
+describe('pause, resume, abort and retry of a directive', () => {
+  let h: Harness;
+  const call = async (method: string, path: string, token: string | null = TOKEN) => {
+    const response = await fetch(`${h.serve.url}${path}`, {
+      method,
+      headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  beforeAll(async () => {
+    h = await startHarness('controls', { env: { READINESS_TIMEOUT_SECONDS: '2' } });
+    stuckMesh(h, 'stuck');
+    h.sim.applyDirective(directive('ctlns', 'idle', [{ namespace: 'ctlns', labels: {} }]));
+  });
+  afterAll(async () => h.close());
+
+  it('pauses and resumes with the annotation, and GET shows it', async () => {
+    const paused = await call('POST', '/v1/directives/ctlns/idle/pause');
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ directive: 'ctlns/idle', paused: true });
+    const annotations = (h.sim.getDirective('ctlns', 'idle') as any).metadata.annotations;
+    expect(annotations['pod-bouncer.io/paused']).toBe('true');
+    expect((await call('GET', '/v1/directives/ctlns/idle')).body.paused).toBe(true);
+
+    const resumed = await call('POST', '/v1/directives/ctlns/idle/resume');
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.paused).toBe(false);
+    const after = (h.sim.getDirective('ctlns', 'idle') as any).metadata.annotations ?? {};
+    expect(after['pod-bouncer.io/paused']).toBeUndefined();
+    expect((await call('GET', '/v1/directives/ctlns/idle')).body.paused).toBe(false);
+  });
+
+  it('takes the same credentials, and answers 404 for a directive that does not exist', async () => {
+    for (const action of ['pause', 'resume', 'abort']) {
+      expect((await call('POST', `/v1/directives/ctlns/idle/${action}`, null)).status).toBe(401);
+      expect((await call('POST', `/v1/directives/ctlns/nope/${action}`)).status).toBe(404);
+    }
+  });
+
+  it('answers 409 to abort when the latest run is not in progress', async () => {
+    const answer = await call('POST', '/v1/directives/ctlns/idle/abort');
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toBe('conflict');
+  });
+
+  it('aborts a run in progress by setting its abort key, and retry withdraws it', async () => {
+    const accepted = await h.post({
+      directive: { namespace: 'istio-system', name: 'stuck' },
+      issuedAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect(accepted.status).toBe(202);
+    const { uid, generation } = accepted.body;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const aborted = await call('POST', '/v1/directives/istio-system/stuck/abort');
+    expect(aborted.status).toBe(202);
+    expect(aborted.body.aborted).toBe(`${uid}.g${generation}.r0`);
+    const key = abortKey(h.prefix, uid, generation, '0');
+    expect(await h.serve.redis.get(key)).toMatch(/^\d{4}-/);
+    expect(await h.serve.redis.ttl(key)).toBeGreaterThan(0);
+
+    const view = await call('GET', '/v1/directives/istio-system/stuck');
+    expect(view.body).toMatchObject({ directive: 'istio-system/stuck', paused: false });
+    expect(view.body.jobs.length).toBeGreaterThan(0);
+
+    // The run fails (here by its wait timeout); retrying it deletes the abort request first.
+    await waitForState(h, 'istio-system', 'stuck', 'FAILED', 30_000);
+    const retried = await call('POST', '/v1/directives/istio-system/stuck/retry');
+    expect(retried.status).toBe(202);
+    expect(await h.serve.redis.exists(key)).toBe(0);
+  });
+});

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directive, startHarness, type Harness } from '../support/harness.js';
+import { rawRequest } from '../support/raw-http.js';
+
+const USER = 'ops';
+const PASSWORD = 'dashboard-password-0123';
+const AUTH = {
+  authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`,
+  'content-type': 'application/json',
+};
+
+/** Every bull-board write the dashboard must refuse, as bull-board routes them. */
+function refusedWrites(jobId: string): Array<[string, string]> {
+  const q = '/admin/queues/api/queues/bounce';
+  return [
+    ['PUT', `${q}/obliterate`],
+    ['PUT', `${q}/empty`],
+    ['PUT', `${q}/clean/completed`],
+    ['PUT', `${q}/clean/waiting`],
+    ['PUT', `${q}/retry/completed`],
+    ['PUT', `${q}/concurrency`],
+    ['PUT', `${q}/rate-limit`],
+    ['PUT', `${q}/rate-limit/release`],
+    ['PUT', `${q}/job-schedulers/s/remove`],
+    ['PUT', `${q}/job-schedulers/s/run`],
+    ['PATCH', `${q}/job-schedulers/s`],
+    ['POST', `${q}/add`],
+    ['PUT', `${q}/${jobId}/clean`],
+    ['PUT', `${q}/${jobId}/remove-unprocessed-children`],
+    ['PATCH', `${q}/${jobId}/update-data`],
+    ['PATCH', `${q}/${jobId}/delay`],
+    ['PATCH', `${q}/${jobId}/priority`],
+    ['POST', '/admin/queues/api/metrics/history/purge'],
+  ];
+}
+
+/** The same request dressed up so that a guard reading the raw URL would see an allowed one. */
+function variants(path: string): string[] {
+  const last = path.lastIndexOf('/');
+  return [
+    path,
+    `${path}#/retry`,
+    `${path}?/retry`,
+    `${path}?x=/api/queues/bounce/retry/failed`,
+    `${path}%2Fretry`,
+    `${path}%2F..%2Fretry`,
+    `${path}//retry`,
+    `${path}/`,
+    path.replace('/api/queues/', '/api/queues//'),
+    `${path.slice(0, last)}${path.slice(last).toUpperCase()}`,
+    path.replace('/api/', '/API/'),
+  ];
+}
+
+describe('the dashboard write guard decides on the route that matched', () => {
+  let h: Harness;
+  let jobIds: string[];
+  const snapshot = async (): Promise<string> => {
+    const jobs = await Promise.all(jobIds.map((id) => h.serve.queue.getJob(id)));
+    return JSON.stringify({
+      counts: await h.serve.queue.getJobCounts(),
+      jobs: jobs.map((job) => [job?.id, job?.data, job?.opts.delay, job?.opts.priority]),
+      paused: await h.serve.queue.isPaused(),
+    });
+  };
+
+  beforeAll(async () => {
+    h = await startHarness('dash-guard', {
+      worker: false,
+      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+    });
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('istio-system', 'kept', [
+        { namespace: 'istio-system', labels: { app: 'istiod' } },
+        { namespace: 'istio-system', labels: { app: 'istiod' } },
+      ]),
+    );
+    const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'kept' } });
+    expect(accepted.status).toBe(202);
+    jobIds = accepted.body.jobIds;
+  });
+  afterAll(async () => h.close());
+
+  it('refuses every write but retry, promote, pause and resume, however the URL is dressed', async () => {
+    const before = await snapshot();
+    const body = JSON.stringify({ name: 'x', data: { selector: {} }, concurrency: 1 });
+    for (const [method, path] of refusedWrites(jobIds[0]!)) {
+      for (const variant of variants(path)) {
+        const answer = await rawRequest(h.serve.url, method, variant, AUTH, body);
+        expect([403, 404], `${method} ${variant} answered ${answer.status}`).toContain(
+          answer.status,
+        );
+      }
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('still allows the writes it means to, on their exact routes', async () => {
+    const q = '/admin/queues/api/queues/bounce';
+    for (const path of [`${q}/retry/failed`, `${q}/pause`, `${q}/resume`]) {
+      const answer = await rawRequest(h.serve.url, 'PUT', path, AUTH, '{}');
+      expect(answer.status, path).toBeLessThan(300);
+    }
+    expect(await h.serve.queue.isPaused()).toBe(false);
+  });
+});

@@ -1,0 +1,210 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
+
+/**
+ * Property, with every auth mode on at once (static tokens, HMAC, Standard Webhooks, TokenReview):
+ * whatever method, path, credentials and body reach the events endpoint or the directive routes,
+ * the answer is a 2xx only for a valid credential, otherwise a 4xx with the {error, message} body,
+ * never a 5xx; and nothing changes for a request that was not admitted.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const HMAC_SECRET = 'fuzz-hmac-secret-42';
+const STANDARD_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const SA_TOKEN = 'fuzz-sa-token-allowed';
+const OTHER_SA_TOKEN = 'fuzz-sa-token-other';
+const sender = new Webhook(STANDARD_SECRET);
+
+const segment = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('fuzz', 'target', 'missing') },
+  fc.constantFrom(
+    '..',
+    '.',
+    '%2e%2e',
+    'a%2Fb',
+    'Target',
+    '-x',
+    'x-',
+    'a'.repeat(254),
+    '%00',
+    '%zz',
+  ),
+  fc.stringMatching(/^[a-zA-Z0-9._~%-]{1,20}$/),
+);
+const action = fc.constantFrom('', '/retry', '/pause', '/resume', '/abort', '/nope', '/');
+const route = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(segment, segment, action)
+      .map(([ns, name, act]) => `/v1/directives/${ns}/${name}${act}`),
+  },
+  fc.constant('/v1/events'),
+);
+const method = fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE');
+const payload = fc.oneof(
+  fc.constant(''),
+  fc.constant(JSON.stringify({ directive: { namespace: 'fuzz', name: 'target' } })),
+  fc.jsonValue().map((value) => JSON.stringify(value) ?? 'null'),
+  fc.string({ maxLength: 100 }),
+);
+type Credential =
+  | 'token'
+  | 'sa'
+  | 'hmac'
+  | 'standard'
+  | 'other-sa'
+  | 'junk-token'
+  | 'junk-hmac'
+  | 'stale-standard'
+  | 'none';
+const credential = fc.constantFrom<Credential>(
+  'token',
+  'sa',
+  'hmac',
+  'standard',
+  'other-sa',
+  'junk-token',
+  'junk-hmac',
+  'stale-standard',
+  'none',
+);
+const VALID = new Set<Credential>(['token', 'sa', 'hmac', 'standard']);
+
+function headersFor(
+  kind: Credential,
+  body: string,
+  junk: number,
+  id: number,
+): Record<string, string> {
+  const standard = (at: Date) => {
+    const msg = `msg_fuzz_${id}`;
+    return {
+      'webhook-id': msg,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': sender.sign(msg, at, body),
+    };
+  };
+  switch (kind) {
+    case 'token':
+      return { authorization: `Bearer ${TOKEN}` };
+    case 'sa':
+      return { authorization: `Bearer ${SA_TOKEN}` };
+    case 'other-sa':
+      return { authorization: `Bearer ${OTHER_SA_TOKEN}` };
+    case 'junk-token':
+      return { authorization: `Bearer junk-${junk}` };
+    case 'hmac':
+      return {
+        'x-signature-256': `sha256=${createHmac('sha256', HMAC_SECRET).update(body).digest('hex')}`,
+      };
+    case 'junk-hmac':
+      return {
+        'x-signature-256': `sha256=${createHmac('sha256', 'nope').update(body).digest('hex')}`,
+      };
+    case 'standard':
+      return standard(new Date());
+    case 'stale-standard':
+      return standard(new Date(Date.now() - 10 * 60_000));
+    default:
+      return {};
+  }
+}
+
+describe('fuzzing the directive routes and the events endpoint in every auth mode', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('fuzz-routes', {
+      worker: false,
+      env: {
+        WEBHOOK_HMAC_SECRET: HMAC_SECRET,
+        WEBHOOK_STANDARD_SECRET: STANDARD_SECRET,
+        WEBHOOK_TOKENREVIEW_AUDIENCE: 'pod-bouncer',
+        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'fuzz:sender',
+      },
+    });
+    h.sim.registerToken(SA_TOKEN, {
+      username: 'system:serviceaccount:fuzz:sender',
+      audiences: ['pod-bouncer'],
+    });
+    h.sim.registerToken(OTHER_SA_TOKEN, {
+      username: 'system:serviceaccount:fuzz:other',
+      audiences: ['pod-bouncer'],
+    });
+    h.sim.addWorkload({
+      namespace: 'fuzz',
+      name: 'target',
+      kind: 'ReplicaSet',
+      labels: { app: 'target' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('fuzz', 'target', [{ namespace: 'fuzz', labels: { app: 'target' } }]),
+    );
+  });
+  afterAll(async () => h.close());
+
+  it(
+    `answers ${RUNS} generated requests: 2xx only when admitted, else 4xx, never 5xx`,
+    { timeout: 180_000 },
+    async () => {
+      const statuses = new Map<number, number>();
+      let refusedJobs = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          method,
+          route,
+          payload,
+          credential,
+          fc.integer({ min: 0, max: 4 }),
+          fc.integer({ min: 0, max: 50 }),
+          fc.boolean(),
+          async (verb, url, body, kind, junk, id, dryRun) => {
+            const withBody = verb !== 'GET' && body !== '';
+            const signedBody = withBody ? body : '';
+            const headers: Record<string, string> = {
+              ...headersFor(kind, signedBody, junk, id),
+              ...(withBody ? { 'content-type': 'application/json' } : {}),
+            };
+            const path = url === '/v1/events' && dryRun ? `${url}?dryRun=true` : url;
+            const before = await h.serve.queue.count();
+            const answer = await h.serve.app.inject({
+              method: verb,
+              url: path,
+              headers,
+              ...(withBody ? { payload: body } : {}),
+            });
+            statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
+            expect(answer.statusCode, `${verb} ${path} ${kind}: ${answer.body}`).toBeLessThan(500);
+            if (answer.statusCode < 300) {
+              // A signature admits only a request whose body it signed; a bodiless one, never.
+              expect(VALID.has(kind), `${verb} ${path} ${kind} admitted`).toBe(true);
+              if (kind === 'hmac') expect(withBody).toBe(true);
+              return;
+            }
+            expect(JSON.parse(answer.body)).toEqual({
+              error: expect.any(String),
+              message: expect.any(String),
+            });
+            if (!VALID.has(kind) && (await h.serve.queue.count()) !== before) refusedJobs += 1;
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      console.log(
+        `fuzz routes: ${RUNS} requests, answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+      expect(refusedJobs).toBe(0);
+      expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
+      expect(statuses.get(401) ?? 0).toBeGreaterThan(0);
+      expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
+      expect(h.sim.deletedPods()).toEqual([]);
+      // Only the few junk tokens, the two service accounts: the verdicts were cached.
+      expect(
+        h.sim.requests().filter((r) => r.resource === 'tokenreviews').length,
+      ).toBeLessThanOrEqual(7);
+    },
+  );
+});

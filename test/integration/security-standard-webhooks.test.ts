@@ -1,0 +1,111 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookIdKey } from '../../src/ingress/webhook-replay.js';
+import { directive, startHarness, type Harness } from '../support/harness.js';
+
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+/** The sender's side, signed with the reference implementation. */
+const sender = new Webhook(SECRET);
+
+function signed(body: string, at = new Date(), id = `msg_${randomUUID()}`) {
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': sender.sign(id, at, body),
+  };
+}
+
+describe('Standard Webhooks signatures, with webhook-id replay protection', () => {
+  let h: Harness;
+  const send = async (body: string, headers: Record<string, string>) => {
+    const response = await fetch(`${h.serve.url}/v1/events`, { method: 'POST', headers, body });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const jobCount = async (): Promise<number> =>
+    Object.values(await h.serve.queue.getJobCounts()).reduce((sum, n) => sum + n, 0);
+
+  beforeAll(async () => {
+    h = await startHarness('stdwh', {
+      worker: false,
+      env: { WEBHOOK_TOKENS: '', WEBHOOK_STANDARD_SECRET: SECRET },
+    });
+    for (const name of ['first', 'second', 'third']) {
+      h.sim.applyDirective(directive('swns', name, [{ namespace: 'swns', labels: {} }]));
+    }
+  });
+  afterAll(async () => h.close());
+
+  it('accepts a valid signature, and answers a replayed webhook-id 202 duplicate with no job', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'first' } });
+    const headers = signed(body);
+    const first = await send(body, headers);
+    expect(first.status).toBe(202);
+    expect(first.body.duplicate).toBe(false);
+    const jobs = await jobCount();
+
+    const replay = await send(body, headers);
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ duplicate: true, jobIds: first.body.jobIds });
+    expect(await jobCount()).toBe(jobs);
+    const ttl = await h.serve.redis.ttl(webhookIdKey(h.prefix, headers['webhook-id']));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600);
+  });
+
+  it('does not let a replayed id carry another body (its signature fails first)', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'second' } });
+    const headers = signed(JSON.stringify({ directive: { namespace: 'swns', name: 'third' } }));
+    expect((await send(body, headers)).status).toBe(401);
+  });
+
+  it('refuses a timestamp 6 minutes old, or 6 minutes ahead', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'second' } });
+    for (const shift of [-6, 6]) {
+      const answer = await send(body, signed(body, new Date(Date.now() + shift * 60_000)));
+      expect(answer.status, `${shift} min`).toBe(401);
+      expect(answer.body.message).toMatch(/webhook-timestamp/);
+    }
+  });
+
+  it('refuses a tampered body, and a signature under another secret', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'second' } });
+    const tampered = body.replace('second', 'third');
+    const jobs = await jobCount();
+    expect((await send(tampered, signed(body))).status).toBe(401);
+    const other = new Webhook(`whsec_${randomBytes(32).toString('base64')}`);
+    const at = new Date();
+    const forged = {
+      ...signed(body, at, 'msg_forged'),
+      'webhook-signature': other.sign('msg_forged', at, body),
+    };
+    expect((await send(body, forged)).status).toBe(401);
+    expect(await jobCount()).toBe(jobs);
+  });
+
+  it('signs bodiless requests too, once: the directive view, then its replay', async () => {
+    const headers = signed('');
+    delete (headers as Record<string, string>)['content-type'];
+    const view = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
+    expect(view.status).toBe(200);
+    expect(((await view.json()) as Record<string, unknown>).directive).toBe('swns/first');
+    const replay = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
+    expect(replay.status).toBe(202);
+    expect(await replay.json()).toEqual({ duplicate: true });
+    const forged = { ...signed(''), 'webhook-signature': 'v1,AAAA' };
+    expect(
+      (await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers: forged })).status,
+    ).toBe(401);
+  });
+
+  it('releases the id of a delivery that changed nothing, so the retry is handled afresh', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'not-yet' } });
+    const headers = signed(body);
+    expect((await send(body, headers)).status).toBe(404);
+    h.sim.applyDirective(directive('swns', 'not-yet', [{ namespace: 'swns', labels: {} }]));
+    const retried = await send(body, headers);
+    expect(retried.status).toBe(202);
+    expect(retried.body.duplicate).toBe(false);
+  });
+});
