@@ -103,6 +103,32 @@ describe('what a credential may do', () => {
     await nothingHappened();
   });
 
+  it('confines the directive routes to ALLOWED_NAMESPACES (403, nothing read or changed)', async () => {
+    h.sim.applyDirective(
+      directive('other', 'outside', [{ namespace: 'other', labels: { app: 'app' } }]),
+    );
+    const served = h.sim.requests().length;
+    const calls: Array<[string, string]> = [
+      ['GET', ''],
+      ['POST', '/retry'],
+      ['POST', '/pause'],
+      ['POST', '/resume'],
+      ['POST', '/abort'],
+    ];
+    for (const [method, suffix] of calls) {
+      const response = await fetch(`${h.serve.url}/v1/directives/other/outside${suffix}`, {
+        method,
+        headers: { authorization: `Bearer ${h.env.WEBHOOK_TOKENS}` },
+      });
+      expect(response.status, `${method} ${suffix}`).toBe(403);
+      expect(((await response.json()) as any).message).toMatch(
+        /"other" is not in ALLOWED_NAMESPACES/,
+      );
+    }
+    expect(h.sim.requests().length).toBe(served);
+    expect(h.sim.getDirective('other', 'outside')?.metadata.annotations).toBeUndefined();
+  });
+
   it('refuses the inline form with 403 when INLINE_DIRECTIVES=false', async () => {
     const strict = await startServe(
       { ...h.config, inlineDirectives: false },
@@ -158,7 +184,10 @@ describe("the worker's own namespace check", () => {
       // Terminal at the first attempt: no retries with backoff.
       const job = await eventually('the job to fail', async () => {
         const found = await h.serve.queue.getJob(answer.body.jobIds[1]);
-        return (await found?.getState()) === 'failed' ? found : undefined;
+        // Read again once failed: the copy fetched before the state check may predate the failure.
+        return (await found?.getState()) === 'failed'
+          ? h.serve.queue.getJob(answer.body.jobIds[1])
+          : undefined;
       });
       expect(job?.attemptsMade).toBe(1);
       expect(h.sim.deletedPods().filter((pod) => pod.namespace === 'other')).toEqual([]);
