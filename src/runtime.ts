@@ -15,7 +15,9 @@ import {
 } from './queue/connection.js';
 import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
+import { StatusReporter } from './status/reporter.js';
 import { StatusWriter } from './status/writer.js';
+import { AbortFlags } from './workflow/run-control.js';
 import { Wakeups } from './workflow/wakeups.js';
 import { startWorker } from './workflow/worker.js';
 
@@ -103,7 +105,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const worker = startWorker(
     {
       kube,
-      status: new StatusWriter(kube, workflowLog),
+      status: new StatusReporter(new StatusWriter(kube, workflowLog)),
+      aborts: new AbortFlags(redis, config.queuePrefix),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,
@@ -113,6 +116,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         readinessTimeoutSeconds: config.readinessTimeoutSeconds,
         rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
         bounceMode: config.bounceMode,
+        defaultMaxUnavailable: config.defaultMaxUnavailable,
       },
     },
     {

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logger.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
 import { createKubeGateway, startServe, type ServeRole } from '../../src/runtime.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { StatusReporter } from '../../src/status/reporter.js';
 import { StatusWriter } from '../../src/status/writer.js';
 import { Wakeups } from '../../src/workflow/wakeups.js';
 import { startWorker } from '../../src/workflow/worker.js';
@@ -77,8 +78,9 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
       readinessTimeoutSeconds: config.readinessTimeoutSeconds,
       rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
       bounceMode: config.bounceMode,
+      defaultMaxUnavailable: config.defaultMaxUnavailable,
     };
-    const status = new StatusWriter(kube, log);
+    const status = new StatusReporter(new StatusWriter(kube, log));
     if (mode === 'watch') {
       caches = createWatchCaches(config, kube, log);
       wakeups = new Wakeups(caches.view, log);

@@ -18,6 +18,13 @@ export interface RootCertSync {
   configMapKey: string;
 }
 
+/** How a chosen pod is bounced (DESIGN §4 step 3). */
+export const BOUNCE_MODES = ['delete', 'evict', 'rollout'] as const;
+export type BounceMode = (typeof BOUNCE_MODES)[number];
+
+/** The annotation that pauses a directive's runs while it is "true" (set by the pause route or kubectl). */
+export const PAUSED_ANNOTATION = 'pod-bouncer.io/paused';
+
 export interface PodSelector {
   namespace: string;
   /** All must match; an empty map selects every pod of the namespace. */
@@ -25,6 +32,10 @@ export interface PodSelector {
   /** 0 means do not wait. */
   waitForReplicas: number;
   rootCertSync?: RootCertSync;
+  /** Extension: an integer >= 1 or "N%"; default DEFAULT_MAX_UNAVAILABLE. */
+  maxUnavailable?: number | string;
+  /** Extension: default BOUNCE_MODE. */
+  bounceMode?: BounceMode;
 }
 
 export interface DirectiveSpec {
@@ -38,8 +49,21 @@ export interface BouncedPods {
   bouncedPods: string[];
 }
 
+/** A Kubernetes status condition (metav1.Condition). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
 export interface DirectiveStatus {
   observedGeneration?: number;
+  /** Extension: the issuance the run of observedGeneration serves. */
+  issuedAt?: string;
+  conditions?: Condition[];
   state?: DirectiveState;
   error?: string;
   podsBounced?: BouncedPods[];

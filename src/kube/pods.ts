@@ -1,4 +1,4 @@
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 
 /** What the workflow needs to know about a pod, and nothing more. */
 export interface PodInfo {
@@ -8,6 +8,8 @@ export interface PodInfo {
   createdAt: Date;
   ready: boolean;
   terminating: boolean;
+  /** The controller owner (ownerReferences entry with controller: true), if any. */
+  owner?: { kind: string; name: string };
 }
 
 export function toPodInfo(pod: V1Pod): PodInfo {
@@ -19,5 +21,15 @@ export function toPodInfo(pod: V1Pod): PodInfo {
     createdAt: new Date(metadata.creationTimestamp ?? 0),
     ready: readyCondition?.status === 'True',
     terminating: metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null,
+    ...ownerOf(metadata.ownerReferences),
   };
+}
+
+function ownerOf(
+  references: V1OwnerReference[] | undefined,
+): { owner: { kind: string; name: string } } | object {
+  const controller = references?.find((reference) => reference.controller === true);
+  return controller === undefined
+    ? {}
+    : { owner: { kind: controller.kind, name: controller.name } };
 }

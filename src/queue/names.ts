@@ -27,3 +27,11 @@ export function selectorJobName(
 export function acceptedKey(prefix: string, uid: string, generation: number): string {
   return `${prefix}:${QUEUE_NAME}:accepted:${uid}:${generation}`;
 }
+
+/**
+ * Redis key whose presence aborts a run (set by the abort route, deleted by the retry route). The
+ * worker checks it before each batch and at each re-check.
+ */
+export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
+  return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
+}

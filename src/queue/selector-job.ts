@@ -1,10 +1,18 @@
 import type { PodSelector } from '../directive/types.js';
 
-export type SelectorStep = 'rootCertSync' | 'select' | 'bounce' | 'waitForReplicas' | 'done';
+/**
+ * A selector job's steps, in the order they run. The workflow's runner goes from one to the next
+ * (src/workflow/steps/index.ts maps each name to its function); `done` follows the last.
+ */
+export const SELECTOR_STEPS = ['rootCertSync', 'select', 'bounce', 'waitForReplicas'] as const;
+
+export type SelectorStep = (typeof SELECTOR_STEPS)[number] | 'done';
 
 export interface ChosenPod {
   name: string;
   uid: string;
+  /** The controller owner, when there is one: its replacement is what a batch waits for. */
+  owner?: { kind: string; name: string };
 }
 
 /**
@@ -15,6 +23,8 @@ export interface SelectorProgress {
   step: SelectorStep;
   /** When the current wait began (epoch ms); cleared when a wait ends or times out. */
   waitStartedAt?: number;
+  /** When the directive was seen paused (epoch ms); a wait's clock does not run meanwhile. */
+  pausedAt?: number;
   /** The pods this selector bounces, chosen once and never re-chosen. */
   chosen?: ChosenPod[];
   /** Uids whose deletion was sent and answered, or found already done. */
@@ -26,10 +36,17 @@ export interface SelectorProgress {
 export interface SelectorJobData {
   directive: { namespace: string; name: string; uid: string };
   generation: number;
+  /** The run within the generation (issuedAt in epoch ms, or "0"); absent on older jobs. */
+  runKey?: string;
   selectorIndex: number;
   selectorCount: number;
   selector: PodSelector;
   /** RFC 3339; pods created at or after it already carry the new certificate. */
   issuedAt?: string;
   progress: SelectorProgress;
+}
+
+/** The run identity of a job: its runKey, or "0" for jobs enqueued before runs had one. */
+export function runKeyOf(data: Pick<SelectorJobData, 'runKey'>): string {
+  return data.runKey ?? '0';
 }

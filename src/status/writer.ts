@@ -62,11 +62,12 @@ export class StatusWriter {
 
   /** Events are for people; losing one must not fail the transition it describes. */
   private async record(directive: Directive, transition: Transition): Promise<void> {
+    if (transition.event === undefined) return;
     try {
       await this.kube.recordEvent(directive, transition.event);
     } catch (error) {
       this.log.warn(
-        { err: error, reason: transition.event.reason },
+        { err: error, reason: transition.event?.reason },
         'could not record a Kubernetes Event',
       );
     }

@@ -1,29 +1,29 @@
+import { parseMaxUnavailable, resolveMaxUnavailable } from '../../directive/max-unavailable.js';
+import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
-import type { StepContext, StepOutcome } from '../context.js';
+import type { Counts } from '../../status/moments.js';
+import { planBatches, replacementsWanted } from '../batches.js';
+import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
+import { strategyFor } from '../modes/index.js';
+import { pausedNow } from '../run-control.js';
+import { readyReplacements } from './replacements.js';
 
-/** Deletions sent together; each batch is recorded as in flight before it is sent. */
-const BATCH_SIZE = 10;
 /**
- * Every batch rewrites the job's progress (all chosen uids), so a selector of n pods in batches
- * of 10 writes O(n²) bytes to Redis. Big selectors use bigger batches: at most this many.
+ * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
+ * Every chunk rewrites the job's progress (all chosen uids), so a big batch uses bigger chunks
+ * (at most 50 of them) to keep Redis writes linear in the pods.
  */
-const MAX_BATCHES = 50;
+const CHUNK = 10;
+const MAX_CHUNKS = 50;
 
-type Removal = 'done' | 'blocked';
-
-async function remove(context: StepContext, pod: ChosenPod): Promise<Removal> {
-  const { kube, settings } = context.deps;
-  const namespace = context.data.selector.namespace;
-  if (settings.bounceMode === 'evict') {
-    const outcome = await kube.evictPod(namespace, pod.name, pod.uid);
-    return outcome === 'blocked' ? 'blocked' : 'done';
-  }
-  await kube.deletePod(namespace, pod.name, pod.uid);
-  return 'done';
+/** The selector's maxUnavailable as a pod count (its own value, else the configured default). */
+export function maxUnavailableOf(context: StepContext, chosen: number): number {
+  const own = parseMaxUnavailable(context.data.selector.maxUnavailable);
+  return resolveMaxUnavailable(own ?? context.deps.settings.defaultMaxUnavailable, chosen);
 }
 
 /**
- * A deletion that was in flight when a previous run died may have landed: look before sending it
+ * A bounce that was in flight when a previous run died may have landed: look before sending it
  * again. Gone, replaced (another uid) or terminating all mean it landed.
  */
 async function settleInFlight(context: StepContext, bounced: Set<string>): Promise<void> {
@@ -36,32 +36,100 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
   }
 }
 
+function countsOf(context: StepContext, bounced: Set<string>): Counts {
+  return { bounced: bounced.size, chosen: context.progress.chosen?.length ?? 0 };
+}
+
+/** Sends one batch, chunk by chunk, recording each chunk in flight first. True if one was refused. */
+async function sendBatch(
+  context: StepContext,
+  batch: ChosenPod[],
+  bounced: Set<string>,
+): Promise<boolean> {
+  const strategy = strategyFor(
+    context.data.selector.bounceMode ?? context.deps.settings.bounceMode,
+  );
+  const size = Math.max(CHUNK, Math.ceil(batch.length / MAX_CHUNKS));
+  let blocked = false;
+  for (let start = 0; start < batch.length; start += size) {
+    const chunk = batch.slice(start, start + size);
+    await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
+    const outcomes = await Promise.all(chunk.map((pod) => strategy.bouncePod(context, pod)));
+    chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
+    // A batch sent ends the wait before it: the next gate's clock starts afresh.
+    await context.save({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
+    const done = chunk.filter((_, index) => outcomes[index] === 'done');
+    if (done.length > 0) {
+      await context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
+    }
+    blocked ||= outcomes.includes('blocked');
+  }
+  await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+  return blocked;
+}
+
+/** Before a batch after the first: the replacements of the pods bounced so far, less slack. */
+async function batchGate(
+  context: StepContext,
+  bounced: Set<string>,
+  limit: number,
+  nextBatch: number,
+): Promise<PendingWait | undefined> {
+  const chosen = context.progress.chosen ?? [];
+  const wanted = replacementsWanted(chosen, bounced, limit, nextBatch);
+  if (wanted === 0) return undefined;
+  const ready = (await readyReplacements(context)).length;
+  if (ready >= wanted) return undefined;
+  const { namespace, labels } = context.data.selector;
+  return {
+    what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
+    counts: { ...countsOf(context, bounced), ready, wanted },
+    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    wake: { kind: 'replicas', namespace, labels, wanted, exclude: chosen.map((pod) => pod.uid) },
+  };
+}
+
+function pausedWait(context: StepContext, bounced: Set<string>): PendingWait {
+  return {
+    what: 'the directive to be resumed',
+    status: 'resume',
+    counts: countsOf(context, bounced),
+    timeoutSeconds: undefined,
+    wake: { kind: 'resumed', ref: context.data.directive },
+  };
+}
+
+function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
+  const namespace = context.data.selector.namespace;
+  return {
+    what: `eviction allowed by a PodDisruptionBudget in ${namespace}`,
+    status: 'a PodDisruptionBudget to allow eviction',
+    counts: countsOf(context, bounced),
+    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    wake: { kind: 'podReady', namespace },
+  };
+}
+
 /**
- * Deletes (or evicts) every chosen pod exactly once, guarded by its uid so that a replacement
- * reusing the name is never touched. Progress is persisted around every batch.
+ * Bounces every chosen pod exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3),
+ * each guarded by the pod's uid so that a replacement reusing the name is never touched. Before
+ * each batch: the replacements gate, the abort mark and the pause annotation. Progress is
+ * persisted around every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
+  const chosen = context.progress.chosen ?? [];
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
-  const pending = (context.progress.chosen ?? []).filter((pod) => !bounced.has(pod.uid));
-  const size = Math.max(BATCH_SIZE, Math.ceil(pending.length / MAX_BATCHES));
-  for (let start = 0; start < pending.length; start += size) {
-    const batch = pending.slice(start, start + size);
-    await context.save({ bounced: [...bounced], inFlight: batch.map((pod) => pod.uid) });
-    const outcomes = await Promise.all(batch.map((pod) => remove(context, pod)));
-    batch.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
-    await context.save({ bounced: [...bounced], inFlight: [] });
-    const done = batch.filter((_, index) => outcomes[index] === 'done');
-    if (done.length > 0) await context.note(`bounced ${done.map((pod) => pod.name).join(', ')}`);
-    if (outcomes.includes('blocked')) {
-      return {
-        wait: {
-          what: `eviction allowed by a PodDisruptionBudget in ${context.data.selector.namespace}`,
-          timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
-          wake: { kind: 'podReady', namespace: context.data.selector.namespace },
-        },
-      };
-    }
+  const limit = maxUnavailableOf(context, chosen.length);
+  for (const planned of planBatches(chosen, limit)) {
+    const batch = planned.filter((pod) => !bounced.has(pod.uid));
+    if (batch.length === 0) continue;
+    const gate =
+      bounced.size > 0 ? await batchGate(context, bounced, limit, batch.length) : undefined;
+    if (gate !== undefined) return { wait: gate };
+    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    if (pausedNow(context)) return { wait: pausedWait(context, bounced) };
+    if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
   }
-  return { next: 'waitForReplicas' };
+  return DONE;
 }
