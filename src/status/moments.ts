@@ -207,7 +207,18 @@ function chosen(run: RunRef, names: string[], now: Date): Transition {
         reason: 'PodsSelected',
         message: `Selector ${run.selectorIndex}: bouncing ${names.length} pod(s): ${preview(names)}.`,
       };
-  return transition('chosen', desired, event, now);
+  return {
+    ...transition('chosen', desired, event, now),
+    // The first selector's choice is also the run's start: one write, one Event that tells both.
+    eventFor: (before) =>
+      notYetBouncing(before, before.observedGeneration !== run.generation)
+        ? {
+            type: event.type,
+            reason: 'Bouncing',
+            message: `Bouncing pods of generation ${run.generation}, starting at selector ${run.selectorIndex}. ${event.message}`,
+          }
+        : event,
+  };
 }
 
 function finished(run: RunRef, now: Date): Transition {

@@ -16,6 +16,16 @@ export interface Transition {
   describe: string;
   patch(current: DirectiveStatus): DirectiveStatus | undefined;
   event?: DirectiveEvent;
+  /** The Event, when it depends on the status before the write (read, never after a patch). */
+  eventFor?: (before: DirectiveStatus) => DirectiveEvent | undefined;
+}
+
+/** The Event that tells a transition written over `before`. */
+export function eventOf(
+  transition: Transition,
+  before: DirectiveStatus,
+): DirectiveEvent | undefined {
+  return transition.eventFor?.(before) ?? transition.event;
 }
 
 /** What the status must say after a moment, in kstatus terms. */

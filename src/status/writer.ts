@@ -1,8 +1,8 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Directive, ObjectRef } from '../directive/types.js';
-import type { KubeGateway } from '../kube/gateway.js';
+import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
-import type { Transition } from './transitions.js';
+import { eventOf, type Transition } from './transitions.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
@@ -39,7 +39,7 @@ export class StatusWriter {
       if (patch === undefined) return 'unchanged';
       try {
         const written = await this.kube.patchDirectiveStatus(directive, patch);
-        await this.record(written, transition);
+        await this.record(written, eventOf(transition, directive.status ?? {}));
         return 'written';
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
@@ -61,15 +61,12 @@ export class StatusWriter {
   }
 
   /** Events are for people; losing one must not fail the transition it describes. */
-  private async record(directive: Directive, transition: Transition): Promise<void> {
-    if (transition.event === undefined) return;
+  private async record(directive: Directive, event: DirectiveEvent | undefined): Promise<void> {
+    if (event === undefined) return;
     try {
-      await this.kube.recordEvent(directive, transition.event);
+      await this.kube.recordEvent(directive, event);
     } catch (error) {
-      this.log.warn(
-        { err: error, reason: transition.event?.reason },
-        'could not record a Kubernetes Event',
-      );
+      this.log.warn({ err: error, reason: event.reason }, 'could not record a Kubernetes Event');
     }
   }
 }

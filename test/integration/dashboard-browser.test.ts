@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, stuckMesh, waitForState, type Harness } from '../support/harness.js';
+import {
+  startHarness,
+  stuckMesh,
+  waitForState,
+  type Harness,
+  ALL_AT_ONCE,
+} from '../support/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const USER = 'ops';
@@ -19,6 +25,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in a real browser', () => 
   beforeAll(async () => {
     h = await startHarness('dash-browser', {
       env: {
+        ...ALL_AT_ONCE,
         DASHBOARD_USER: USER,
         DASHBOARD_PASSWORD: PASSWORD,
         READINESS_TIMEOUT_SECONDS: '1',
