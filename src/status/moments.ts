@@ -1,4 +1,5 @@
 import type { DirectiveStatus, PodSelector } from '../directive/types.js';
+import type { DirectiveEvent } from '../kube/gateway.js';
 import { transition, type DesiredStatus, type Transition } from './transitions.js';
 
 /** The run a selector job belongs to, as the status describes it. */
@@ -126,11 +127,26 @@ function waiting(run: RunRef, moment: Extract<Moment, { kind: 'waiting' }>, now:
     moment.counts === undefined ? undefined : countsLabel(moment.counts),
     moment.what === undefined ? undefined : `waiting for ${moment.what}`,
   ].filter((part) => part !== undefined);
-  return announced(
-    'waiting',
-    bouncingStatus(run, paused ? 'Paused' : 'Waiting', parts.join('; ')),
-    now,
-  );
+  return {
+    ...announced(
+      'waiting',
+      bouncingStatus(run, paused ? 'Paused' : 'Waiting', parts.join('; ')),
+      now,
+    ),
+    // A wait before any pod was chosen (the root cert gate) is also the run's start: its Event.
+    eventFor: (before) =>
+      notYetBouncing(before, before.observedGeneration !== run.generation)
+        ? startEvent(run)
+        : undefined,
+  };
+}
+
+function startEvent(run: RunRef): DirectiveEvent {
+  return {
+    type: 'Normal',
+    reason: 'Bouncing',
+    message: `Bouncing pods of generation ${run.generation}, starting at selector ${run.selectorIndex}.`,
+  };
 }
 
 /** Each moment's transition (DESIGN §4, status table). */

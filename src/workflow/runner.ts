@@ -47,7 +47,6 @@ async function waitLater(
   if (wait.timeoutSeconds !== undefined && waited(context, now) >= wait.timeoutSeconds * 1000) {
     throw new WaitTimeoutError(`timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`);
   }
-  if (context.progress.step === 'rootCertSync') await context.report({ kind: 'started' });
   if (context.progress.waitStartedAt === undefined) {
     await context.save({ waitStartedAt: now });
     await context.note(`waiting for ${wait.what}`);
