@@ -1,5 +1,6 @@
 // The simulator's object graph: one store, the API machinery on top, the controllers beside it.
 import { ApiDispatcher } from './api.js';
+import { AppsControllers } from './apps-controllers.js';
 import type { CrdDefinition } from './crd.js';
 import { CrudHandlers } from './crud.js';
 import { DeletionLedger } from './deletions.js';
@@ -31,6 +32,7 @@ export class Cluster {
   readonly writer: ObjectWriter;
   readonly patcher: Patcher;
   readonly pods: PodRuntime;
+  readonly apps: AppsControllers;
   readonly workloads: WorkloadController;
   readonly watches: WatchHub;
   readonly faults: FaultInjector;
@@ -52,7 +54,19 @@ export class Cluster {
       this.ledger,
       this.registry.byStoreKey('pods'),
     );
-    this.workloads = new WorkloadController(this.pods, names);
+    this.apps = new AppsControllers({
+      store: this.store,
+      pods: this.pods,
+      writer: this.writer,
+      types: (key) => this.type(key),
+      nodes: nodeNames(options.nodes ?? 3),
+      random: names,
+      defaults: { readinessDelayMs: options.readinessDelayMs ?? 0, terminationGraceMs: 0 },
+    });
+    this.pods.setHooks({ terminationGraceMs: (pod) => this.apps.timingOf(pod).terminationGraceMs });
+    this.workloads = new WorkloadController(this.apps, this.pods, this.writer, (key) =>
+      this.type(key),
+    );
     this.watches = new WatchHub(this.store, this.timers, options.bookmarkIntervalMs ?? 15_000);
     this.faults = new FaultInjector(seed);
     const crud = new CrudHandlers(this.store, this.writer, this.patcher);
@@ -72,4 +86,8 @@ export class Cluster {
   type(storeKey: string): ResourceType {
     return this.registry.byStoreKey(storeKey);
   }
+}
+
+function nodeNames(count: number): string[] {
+  return Array.from({ length: Math.max(1, count) }, (_, i) => `sim-node-${i + 1}`);
 }

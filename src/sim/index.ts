@@ -14,6 +14,8 @@ export type {
   Simulator,
   SimulatorOptions,
   TokenUser,
+  WorkloadKind,
+  WorkloadRollout,
   WorkloadSpec,
 } from './types.js';
 export type {

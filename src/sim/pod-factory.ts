@@ -13,6 +13,8 @@ export interface PodBlueprint {
   /** Container name and image stem; defaults to the pod name. */
   app?: string;
   podIP: string;
+  nodeName?: string;
+  annotations?: Record<string, string>;
 }
 
 export function buildPod(blueprint: PodBlueprint): PodObject {
@@ -28,11 +30,12 @@ export function buildPod(blueprint: PodBlueprint): PodObject {
       resourceVersion: '',
       creationTimestamp: created,
       labels: { ...blueprint.labels },
+      ...(blueprint.annotations ? { annotations: { ...blueprint.annotations } } : {}),
       ...(blueprint.owner ? { ownerReferences: [blueprint.owner] } : {}),
     },
     spec: {
       containers: [{ name: app, image: `registry.sim.local/${app}:1.0.0` }],
-      nodeName: 'sim-node-1',
+      nodeName: blueprint.nodeName ?? 'sim-node-1',
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
     },

@@ -13,11 +13,9 @@ import type { Timers } from './timers.js';
 
 const PODS = 'pods';
 
-/** What owners (the workload controllers) learn about their pods. */
+/** What the owners' controllers decide for their pods (they follow pods through store events). */
 export interface PodLifecycleHooks {
   terminationGraceMs(pod: PodObject): number;
-  terminating(pod: PodObject): void;
-  removed(pod: PodObject): void;
 }
 
 export interface NewPodSpec {
@@ -28,6 +26,8 @@ export interface NewPodSpec {
   createdAt?: Date;
   owner?: OwnerReference;
   app?: string;
+  nodeName?: string;
+  annotations?: Record<string, string>;
 }
 
 export interface DeleteRequest {
@@ -35,6 +35,8 @@ export interface DeleteRequest {
   dryRun?: boolean;
   /** Runs once the pod is known to be live and the preconditions hold (eviction: the PDB check). */
   admit?: (pod: PodObject) => void;
+  /** A controller's own deletion (scale down, rollout): not a client's, so not in the ledger. */
+  byController?: boolean;
 }
 
 export class PodRuntime {
@@ -86,14 +88,14 @@ export class PodRuntime {
   delete(namespace: string, name: string, request: DeleteRequest = {}): PodObject {
     const pod = this.get(namespace, name);
     if (!pod) throw notFound(PODS, name);
-    this.ledger.recordRequest(pod.metadata.uid);
+    if (!request.byController) this.ledger.recordRequest(pod.metadata.uid);
     checkPreconditions(this.podType, pod, request.preconditions ?? {});
     if (isTerminating(pod)) return pod;
     request.admit?.(pod);
-    return request.dryRun ? pod : this.terminate(pod);
+    return request.dryRun ? pod : this.terminate(pod, request.byController === true);
   }
 
-  private terminate(pod: PodObject): PodObject {
+  private terminate(pod: PodObject, byController: boolean): PodObject {
     const { namespace, name, uid } = pod.metadata;
     const graceMs = Math.max(0, this.hooks?.terminationGraceMs(pod) ?? 0);
     this.timers.cancel(this.readyTimers.get(uid));
@@ -105,18 +107,15 @@ export class PodRuntime {
     const result = (
       gone ? this.store.remove(PODS, namespace, name, pod) : this.store.update(PODS, pod)
     ) as PodObject;
-    this.ledger.recordDeletion({ namespace, name, uid });
-    this.hooks?.terminating(result);
-    if (gone) this.hooks?.removed(result);
-    else this.timers.after(graceMs, () => this.finish(namespace, name, uid));
+    if (!byController) this.ledger.recordDeletion({ namespace, name, uid });
+    if (!gone) this.timers.after(graceMs, () => this.finish(namespace, name, uid));
     return result;
   }
 
   private finish(namespace: string, name: string, uid: string): void {
     const pod = this.get(namespace, name);
     if (pod?.metadata.uid !== uid) return;
-    const removed = this.store.remove(PODS, namespace, name) as PodObject;
-    this.hooks?.removed(removed);
+    this.store.remove(PODS, namespace, name);
   }
 
   private setReady(namespace: string, name: string, uid: string): void {

@@ -1,4 +1,5 @@
 // The resources the simulator serves and how each behaves on write.
+import { appsTypes } from './apps-types.js';
 import { validateCoreEvent, validateEventsV1 } from './event-validation.js';
 import type { CrdDefinition } from './crd.js';
 import type { FieldError } from './field-errors.js';
@@ -85,6 +86,7 @@ export function resourceTypes(crd: CrdDefinition): ResourceType[] {
       storeKey: 'tokenreviews',
       verbs: ['create'],
     },
+    ...appsTypes(),
     directiveType(crd),
   ];
 }

@@ -2,11 +2,14 @@
 import { writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { rolloutStatus } from '../kube/rollout-status.js';
+import { STORE_KEYS } from './apps-util.js';
 import { Cluster } from './cluster.js';
 import { defaultCrdPath, loadCrd } from './crd.js';
 import type { CrdDefinition } from './crd.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { matchesSelector, selectorFromLabels } from './label-selector.js';
+import { mergePatch } from './merge-patch.js';
 import type { DirectiveObject, KubeObject, PodObject } from './objects.js';
 import { applyDirective } from './directives.js';
 import { encodeSecretData } from './secrets.js';
@@ -20,8 +23,12 @@ import type {
   Simulator,
   SimulatorOptions,
   TokenUser,
+  WorkloadKind,
+  WorkloadRollout,
   WorkloadSpec,
 } from './types.js';
+
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 /** Starts a simulator; resolves once it listens. Close it with `close()`. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -85,6 +92,35 @@ class SimulatedCluster implements Simulator {
 
   addWorkload(spec: WorkloadSpec): void {
     this.cluster.workloads.add(spec);
+  }
+
+  getWorkload(kind: WorkloadKind, namespace: string, name: string): KubeObject | undefined {
+    return this.cluster.store.get(STORE_KEYS[kind], namespace, name);
+  }
+
+  workloadRollout(kind: WorkloadKind, namespace: string, name: string): WorkloadRollout {
+    const obj = this.getWorkload(kind, namespace, name);
+    if (!obj) throw new Error(`${kind} ${namespace}/${name} does not exist`);
+    if (kind === 'ReplicaSet') {
+      throw new Error('kubectl rollout status serves Deployments, StatefulSets and DaemonSets');
+    }
+    return rolloutStatus(kind, obj);
+  }
+
+  restartWorkload(kind: WorkloadKind, namespace: string, name: string, at?: string): void {
+    const current = this.getWorkload(kind, namespace, name);
+    if (!current) throw new Error(`${kind} ${namespace}/${name} does not exist`);
+    const patch = {
+      spec: {
+        template: { metadata: { annotations: { [RESTARTED_AT]: at ?? new Date().toISOString() } } },
+      },
+    };
+    const type = this.cluster.type(STORE_KEYS[kind]);
+    this.cluster.writer.update(type, current, mergePatch(current, patch));
+  }
+
+  nodeNames(): string[] {
+    return [...this.cluster.apps.nodes];
   }
 
   setReadinessDelay(namespace: string, workload: string, delayMs: number | null): void {

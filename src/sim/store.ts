@@ -55,6 +55,11 @@ export class ObjectStore {
     );
   }
 
+  /** Visits the stored objects without copying them: read them, never change or keep them. */
+  scan(key: string, namespace: string, visit: (obj: KubeObject) => void): void {
+    for (const obj of this.bucket(key).get(namespace)?.values() ?? []) visit(obj);
+  }
+
   create(key: string, obj: KubeObject): KubeObject {
     return this.commit(key, 'ADDED', obj);
   }

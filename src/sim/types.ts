@@ -1,5 +1,5 @@
 // The simulator's public contract; other modules and tests code against these names.
-import type { DirectiveObject, PodObject } from './objects.js';
+import type { DirectiveObject, KubeObject, PodObject } from './objects.js';
 
 export interface SimulatorOptions {
   /** Listen port; default 0 (ephemeral). */
@@ -14,18 +14,52 @@ export interface SimulatorOptions {
   watchHistorySize?: number;
   /** Period of BOOKMARK events on watches that ask for them. Default 15000. */
   bookmarkIntervalMs?: number;
+  /** Simulated nodes (sim-node-1..N); a DaemonSet runs one pod on each. Default 3. */
+  nodes?: number;
+  /** Readiness delay of the pods of workloads created through the API; null = never. Default 0. */
+  readinessDelayMs?: number | null;
 }
 
+/**
+ * A workload made of apps/v1 objects. 'ReplicaSet' and 'Deployment' both create a Deployment
+ * whose ReplicaSet owns the pods; 'DaemonSet' runs one pod per simulated node (replicas ignored).
+ */
 export interface WorkloadSpec {
   namespace: string;
   name: string;
-  kind: 'ReplicaSet' | 'StatefulSet';
+  kind: 'ReplicaSet' | 'Deployment' | 'StatefulSet' | 'DaemonSet';
   labels: Record<string, string>;
   replicas: number;
   /** Delay before a replacement pod becomes Ready; null = never. Default 0. Initial pods start Ready. */
   readinessDelayMs?: number | null;
   /** How long a deleted pod stays Terminating before it disappears. Default 0. */
   terminationGraceMs?: number;
+  /**
+   * Deployment: 'RollingUpdate' (default) or 'Recreate'. StatefulSet and DaemonSet:
+   * 'RollingUpdate' (default) or 'OnDelete'.
+   */
+  strategy?: 'RollingUpdate' | 'Recreate' | 'OnDelete';
+  /** Deployment RollingUpdate (default 25%). */
+  maxSurge?: number | string;
+  /** Deployment RollingUpdate (default 25%), DaemonSet RollingUpdate (default 1). */
+  maxUnavailable?: number | string;
+  /** StatefulSet RollingUpdate: ordinals below it are not updated. Default 0. */
+  partition?: number;
+  /**
+   * StatefulSet: 'Parallel' (the default here) recreates every missing pod at once; 'OrderedReady'
+   * (a cluster's default) creates in ordinal order, each once the previous one is Ready.
+   */
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+}
+
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'DaemonSet';
+
+/** What `kubectl rollout status` would say of a workload now. */
+export interface WorkloadRollout {
+  done: boolean;
+  message: string;
+  /** Set when kubectl would fail (an OnDelete strategy, a progress deadline exceeded). */
+  error?: string;
 }
 
 export interface FaultSpec {
@@ -101,6 +135,14 @@ export interface Simulator {
   close(): Promise<void>;
 
   addWorkload(spec: WorkloadSpec): void;
+  /** The stored Deployment, ReplicaSet, StatefulSet or DaemonSet, status included. */
+  getWorkload(kind: WorkloadKind, namespace: string, name: string): KubeObject | undefined;
+  /** The workload's rollout state by the rules of `kubectl rollout status`. */
+  workloadRollout(kind: WorkloadKind, namespace: string, name: string): WorkloadRollout;
+  /** Changes the workload's pod template the way `kubectl rollout restart` does. */
+  restartWorkload(kind: WorkloadKind, namespace: string, name: string, at?: string): void;
+  /** The simulated nodes' names. */
+  nodeNames(): string[];
   setReadinessDelay(namespace: string, workload: string, delayMs: number | null): void;
   addPod(pod: NewPod): PodObject;
   /** Live pods, terminating ones included, optionally filtered by label equality. */
