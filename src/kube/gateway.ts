@@ -125,6 +125,11 @@ export class KubeGateway {
     }
   }
 
+  /** A request of another API group (src/kube/owners.ts), through this limiter and error mapping. */
+  send<T>(what: string, request: (config: KubeConfig) => Promise<T>): Promise<T> {
+    return this.call(what, () => request(this.kubeConfig));
+  }
+
   /** Cheap reachability probe for /readyz: one try, so that readiness answers quickly. */
   async ping(): Promise<void> {
     await this.call('read API server version', () => this.version.getCode(), NO_RETRY);

@@ -31,6 +31,14 @@ export interface SelectorProgress {
   bounced?: string[];
   /** Uids whose deletion request was being sent: after a crash, their answer may have been lost. */
   inFlight?: string[];
+  /** rollout: each chosen pod's restartable owner ("Deployment/reviews"), null when it has none. */
+  podOwners?: Record<string, string | null>;
+  /** rollout: owners whose restart was being sent (recorded before the patch). */
+  ownersRestarting?: string[];
+  /** rollout: owners restarted in this run (recorded after the patch): never restarted again. */
+  ownersRestarted?: string[];
+  /** rollout: owners whose rollout is complete by `kubectl rollout status` rules. */
+  ownersDone?: string[];
 }
 
 export interface SelectorJobData {

@@ -101,6 +101,7 @@ function makeContext(
     deps,
     log,
     directive,
+    acceptedAt: new Date(job.timestamp).toISOString(),
     async save(change: Partial<SelectorProgress>): Promise<void> {
       context.progress = { ...context.progress, ...change };
       await job.updateData({ ...job.data, progress: context.progress });

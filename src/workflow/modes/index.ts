@@ -6,9 +6,8 @@ import type { BounceStrategy } from './mode.js';
 export type { BounceStrategy, PodBounce } from './mode.js';
 
 /**
- * One implementation per bounce mode. `rollout` restarts owners rather than pods; until its
- * owner-level strategy lands, its pods are evicted (what rollout does with pods that have no
- * restartable owner), so PodDisruptionBudgets and the batch bound still hold.
+ * One implementation per bounce mode, for the pods bounced one by one. `rollout` restarts owners
+ * instead (modes/rollout.ts); its chosen pods without a restartable owner are evicted.
  */
 const STRATEGIES: Record<BounceMode, BounceStrategy> = {
   delete: deleteMode,

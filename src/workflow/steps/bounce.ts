@@ -1,12 +1,14 @@
+import type { BounceMode } from '../../directive/types.js';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../../directive/max-unavailable.js';
 import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
-import type { Counts } from '../../status/moments.js';
 import { planBatches, replacementsWanted } from '../batches.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
 import { strategyFor } from '../modes/index.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
+import { countsOf, pausedWait } from './waits.js';
+import { rollOwners } from '../modes/rollout.js';
 
 /**
  * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
@@ -15,6 +17,10 @@ import { readyReplacements } from './replacements.js';
  */
 const CHUNK = 10;
 const MAX_CHUNKS = 50;
+
+function modeOf(context: StepContext): BounceMode {
+  return context.data.selector.bounceMode ?? context.deps.settings.bounceMode;
+}
 
 /** The selector's maxUnavailable as a pod count (its own value, else the configured default). */
 export function maxUnavailableOf(context: StepContext, chosen: number): number {
@@ -34,10 +40,6 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
     const live = await context.deps.kube.getPod(context.data.selector.namespace, pod.name);
     if (live === undefined || live.uid !== uid || live.terminating) bounced.add(uid);
   }
-}
-
-function countsOf(context: StepContext, bounced: Set<string>): Counts {
-  return { bounced: bounced.size, chosen: context.progress.chosen?.length ?? 0 };
 }
 
 /** Sends one batch, chunk by chunk, recording each chunk in flight first. True if one was refused. */
@@ -89,16 +91,6 @@ async function batchGate(
   };
 }
 
-function pausedWait(context: StepContext, bounced: Set<string>): PendingWait {
-  return {
-    what: 'the directive to be resumed',
-    status: 'resume',
-    counts: countsOf(context, bounced),
-    timeoutSeconds: undefined,
-    wake: { kind: 'resumed', ref: context.data.directive },
-  };
-}
-
 function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
   const namespace = context.data.selector.namespace;
   return {
@@ -110,6 +102,19 @@ function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
   };
 }
 
+/** The pods to bounce one by one: all chosen, or in rollout mode those without an owner to restart. */
+async function podsToBounce(
+  context: StepContext,
+  limit: number,
+): Promise<ChosenPod[] | { wait: PendingWait }> {
+  const chosen = context.progress.chosen ?? [];
+  if (modeOf(context) !== 'rollout') return chosen;
+  const rolled = await rollOwners(context, limit);
+  if ('wait' in rolled) return rolled;
+  // Pods without a restartable owner are evicted, in batches like any other.
+  return chosen.filter((pod) => rolled.ownerless.has(pod.uid));
+}
+
 /**
  * Bounces every chosen pod exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3),
  * each guarded by the pod's uid so that a replacement reusing the name is never touched. Before
@@ -118,10 +123,12 @@ function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
   const chosen = context.progress.chosen ?? [];
+  const limit = maxUnavailableOf(context, chosen.length);
+  const pods = await podsToBounce(context, limit);
+  if ('wait' in pods) return pods;
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
-  const limit = maxUnavailableOf(context, chosen.length);
-  for (const planned of planBatches(chosen, limit)) {
+  for (const planned of planBatches(pods, limit)) {
     const batch = planned.filter((pod) => !bounced.has(pod.uid));
     if (batch.length === 0) continue;
     const gate =
