@@ -2,7 +2,7 @@
 // PodDisruptionBudget is honoured: a 429 parks the job until the pods change, then it tries again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeAvailability } from '../support/availability.js';
-import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
+import { podUids } from '../support/guarantees.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 describe('the default bounce: evictions under a PodDisruptionBudget', () => {
