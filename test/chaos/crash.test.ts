@@ -16,7 +16,7 @@ const FIRST_SEED = Number(process.env.CHAOS_SEED ?? 1);
 const SELECTORS = ['istiod', 'gateway', 'reviews'];
 const REPLICAS = 10;
 const LIMITS: (number | string)[] = [1, 2, 3, '25%', '50%', '100%'];
-const MODES = ['delete', 'evict'] as const;
+const MODES = ['delete', 'evict', 'rollout'] as const;
 
 /** maxUnavailable as a pod count for REPLICAS chosen pods (DESIGN §4: rounded down, at least 1). */
 function limitOf(value: number | string): number {
@@ -42,6 +42,7 @@ interface RunReport {
   kills: string[];
   violations: string[];
   maxDown?: number;
+  modes?: string[];
 }
 
 /** One or two kill moments: after the k-th deletion, or t ms into the run (waits, status writes). */
@@ -70,8 +71,10 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     await h.close();
     const kills = reports.reduce((sum, r) => sum + r.kills.length, 0);
     const down = Math.max(...reports.map((r) => r.maxDown ?? 0));
+    const modes = reports.flatMap((r) => r.modes ?? []);
+    const count = (mode: string): number => modes.filter((m) => m === mode).length;
     console.log(
-      `chaos: ${reports.length} runs, ${kills} kills and pauses; most pods down at once: ${down.toFixed(2)} × maxUnavailable`,
+      `chaos: ${reports.length} runs, ${kills} kills and pauses; selectors delete/evict/rollout ${count('delete')}/${count('evict')}/${count('rollout')}; most pods down at once: ${down.toFixed(2)} × maxUnavailable`,
     );
   });
 
@@ -88,11 +91,14 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     const originals = new Map<string, number>();
     const limits = SELECTORS.map(() => LIMITS[Math.floor(random() * LIMITS.length)]!);
     const modes = SELECTORS.map(() => MODES[Math.floor(random() * MODES.length)]!);
+    const kinds = SELECTORS.map((): 'ReplicaSet' | 'StatefulSet' =>
+      random() < 0.5 ? 'ReplicaSet' : 'StatefulSet',
+    );
     for (const [index, app] of SELECTORS.entries()) {
       h.sim.addWorkload({
         namespace,
         name: app,
-        kind: random() < 0.5 ? 'ReplicaSet' : 'StatefulSet',
+        kind: kinds[index]!,
         labels: { app },
         replicas: REPLICAS,
         readinessDelayMs: 50 + Math.floor(random() * 300),
@@ -122,10 +128,12 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
             p.status.conditions.some((c: any) => c.type === 'Ready' && c.status === 'True'),
         ).length;
       const bound = limitOf(limits[index]!);
-      if (REPLICAS - available > bound) {
-        report.violations.push(`${REPLICAS - available} of ${app} down, maxUnavailable ${bound}`);
+      if (modes[index] !== 'rollout') {
+        if (REPLICAS - available > bound) {
+          report.violations.push(`${REPLICAS - available} of ${app} down, maxUnavailable ${bound}`);
+        }
+        maxDown = Math.max(maxDown, (REPLICAS - available) / bound);
       }
-      maxDown = Math.max(maxDown, (REPLICAS - available) / bound);
       if (index === 0) return;
       const previous = SELECTORS[index - 1]!;
       const ready = h.sim
@@ -181,7 +189,9 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
       stopWatching();
       await stopWorker(worker);
     }
-    checkDeletions(report, originals, namespace);
+    checkDeletions(report, originals, namespace, modes);
+    checkRestarts(report, namespace, kinds, modes);
+    report.modes = [...modes];
     return report;
   }
 
@@ -205,6 +215,26 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     h.sim.applyDirective({ ...manifest, metadata: { namespace, name, annotations: {} } });
   }
 
+  /** rollout selectors: each owner restarted exactly once (its generation bumped once) and complete. */
+  function checkRestarts(
+    report: RunReport,
+    namespace: string,
+    kinds: readonly ('ReplicaSet' | 'StatefulSet')[],
+    modes: readonly string[],
+  ): void {
+    for (const [index, app] of SELECTORS.entries()) {
+      if (modes[index] !== 'rollout') continue;
+      const kind = kinds[index] === 'ReplicaSet' ? 'Deployment' : 'StatefulSet';
+      const owner = h.sim.getWorkload(kind, namespace, app) as any;
+      if (owner?.metadata?.generation !== 2) {
+        report.violations.push(`${kind} ${app} at generation ${owner?.metadata?.generation}`);
+      }
+      if (!h.sim.workloadRollout(kind, namespace, app).done) {
+        report.violations.push(`${kind} ${app} rollout not complete at FINISHED`);
+      }
+    }
+  }
+
   async function stopWorker(cli: CliProcess): Promise<void> {
     await stopCli(cli, 'SIGKILL');
     live.splice(live.indexOf(cli), 1);
@@ -214,8 +244,10 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     report: RunReport,
     originals: Map<string, number>,
     namespace: string,
+    modes: readonly string[],
   ): void {
     const deletions = h.sim.deletionsByUid();
+    const live = new Set(h.sim.listPods(namespace).map((pod) => pod.metadata.uid));
     const requests = h.sim.deleteRequestsByUid();
     for (const pod of h.sim.listPods(namespace)) {
       const { uid, name } = pod.metadata;
@@ -223,7 +255,13 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
         report.violations.push(`replacement ${name} (${uid}) was sent a DELETE`);
       }
     }
-    for (const uid of originals.keys()) {
+    for (const [uid, index] of originals) {
+      if (modes[index] === 'rollout') {
+        // Replaced by the owner's controller (no DELETE of ours): gone, and never sent a request.
+        if (live.has(uid)) report.violations.push(`${uid} not replaced by its rollout`);
+        if (requests.has(uid)) report.violations.push(`${uid} sent a DELETE in rollout mode`);
+        continue;
+      }
       if (deletions.get(uid) !== 1) report.violations.push(`${uid} deleted ${deletions.get(uid)}×`);
       if ((requests.get(uid) ?? 0) > 1) {
         report.violations.push(`${uid} sent ${requests.get(uid)} DELETEs`);
