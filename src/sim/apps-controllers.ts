@@ -1,6 +1,7 @@
 // The apps/v1 controller manager: follows the store's changes and reconciles every Deployment,
 // ReplicaSet, StatefulSet and DaemonSet a change touches, level-triggered as kube-controller-manager
 // does, before the change's watch events go out. Also the garbage collector of their children.
+import { isDeepStrictEqual } from 'node:util';
 import type { AppsContext, NewOwnedPod } from './apps-context.js';
 import type { PodTemplate, WorkloadKind, WorkloadObject } from './apps-util.js';
 import {
@@ -21,6 +22,7 @@ import { randomSuffix } from './rng.js';
 import type { RevisionHistory } from './statefulset-controller.js';
 import { reconcileStatefulSet } from './statefulset-controller.js';
 import type { ObjectStore, StoreEvent } from './store.js';
+import type { Timers } from './timers.js';
 import type { ObjectWriter } from './writes.js';
 
 /** How the simulated kubelet treats a workload's pods. */
@@ -46,6 +48,7 @@ export interface AppsDependencies {
   /** Source of generated pod-name suffixes. */
   random: () => number;
   defaults: PodTiming;
+  timers: Timers;
 }
 
 export class AppsControllers implements AppsContext {
@@ -56,6 +59,8 @@ export class AppsControllers implements AppsContext {
   private readonly types: (storeKey: string) => ResourceType;
   private readonly random: () => number;
   private readonly defaults: PodTiming;
+  private readonly timers: Timers;
+  private scheduled = false;
   private readonly dirty = new Set<string>();
   private readonly timing = new Map<string, PodTiming>();
   private readonly histories = new Map<string, RevisionHistory>();
@@ -71,6 +76,7 @@ export class AppsControllers implements AppsContext {
     this.types = deps.types;
     this.random = deps.random;
     this.defaults = deps.defaults;
+    this.timers = deps.timers;
     this.store.subscribe((event) => this.changed(event));
   }
 
@@ -159,17 +165,27 @@ export class AppsControllers implements AppsContext {
     const kind = KIND_BY_KEY.get(key);
     if (kind) {
       if (event.type === 'DELETED') this.collectGarbage(kind, object);
-      else this.dirty.add(`${key}/${object.metadata.namespace}/${object.metadata.name}`);
+      else if (!statusOnly(event))
+        this.dirty.add(`${key}/${object.metadata.namespace}/${object.metadata.name}`);
     }
     if ((key === 'pods' || kind) && ref && ref.apiVersion === 'apps/v1') {
       const ownerKey = STORE_KEYS[ref.kind as WorkloadKind] as string | undefined;
       if (ownerKey) this.dirty.add(`${ownerKey}/${object.metadata.namespace}/${ref.name}`);
     }
-    this.flush();
+    if (this.dirty.size > 0 && !this.scheduled) {
+      this.scheduled = true;
+      this.timers.soon(() => this.flush());
+    }
   }
 
-  // Reconciles run inside the store's delivery: their writes are queued and come back here.
-  private flush(): void {
+  /**
+   * Reconciles every workload a change touched. Runs right after the I/O callback that made the
+   * changes (a burst of DELETEs, of readiness timers, costs one reconcile per workload, which keeps
+   * a 10,000-pod StatefulSet cheap), or at once through this method when a caller in this process
+   * needs the outcome before it goes on (a fixture's addWorkload).
+   */
+  flush(): void {
+    this.scheduled = false;
     if (this.flushing) return;
     this.flushing = true;
     try {
@@ -231,4 +247,16 @@ export class AppsControllers implements AppsContext {
     }
     for (const pod of this.pods(owner)) this.deletePod(pod);
   }
+}
+
+/** A change of .status alone: the controller's own write, nothing for it to act on. */
+function statusOnly(event: StoreEvent): boolean {
+  const before = event.previous;
+  if (!before) return false;
+  const { object } = event;
+  return (
+    before.metadata.generation === object.metadata.generation &&
+    isDeepStrictEqual(before.metadata.labels, object.metadata.labels) &&
+    isDeepStrictEqual(before.metadata.ownerReferences, object.metadata.ownerReferences)
+  );
 }

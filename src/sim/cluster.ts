@@ -62,6 +62,7 @@ export class Cluster {
       nodes: nodeNames(options.nodes ?? 3),
       random: names,
       defaults: { readinessDelayMs: options.readinessDelayMs ?? 0, terminationGraceMs: 0 },
+      timers: this.timers,
     });
     this.pods.setHooks({ terminationGraceMs: (pod) => this.apps.timingOf(pod).terminationGraceMs });
     this.workloads = new WorkloadController(this.apps, this.pods, this.writer, (key) =>

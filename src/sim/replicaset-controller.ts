@@ -17,7 +17,8 @@ export function reconcileReplicaSet(ctx: AppsContext, rs: WorkloadObject): void 
       ctx.deletePod(pod);
     }
   }
-  const now = ctx.pods(rs).filter((pod) => !isTerminating(pod));
+  const acted = live.length !== wanted;
+  const now = acted ? ctx.pods(rs).filter((pod) => !isTerminating(pod)) : live;
   const ready = now.filter(isAvailable).length;
   ctx.writeStatus(rs, {
     replicas: now.length,

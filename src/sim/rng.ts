@@ -22,10 +22,3 @@ export function randomSuffix(random: () => number, length = 5): string {
   }
   return out;
 }
-
-/** A pod-template-hash look-alike such as 7d4b9c8f5. */
-export function templateHash(random: () => number): string {
-  let out = '';
-  for (let i = 0; i < 9; i++) out += Math.floor(random() * 16).toString(16);
-  return out;
-}

@@ -117,6 +117,7 @@ class SimulatedCluster implements Simulator {
     };
     const type = this.cluster.type(STORE_KEYS[kind]);
     this.cluster.writer.update(type, current, mergePatch(current, patch));
+    this.cluster.apps.flush();
   }
 
   nodeNames(): string[] {

@@ -19,6 +19,8 @@ interface Sts {
   updateRevision: string;
   /** Pods by ordinal. */
   pods: Map<number, PodObject>;
+  /** Whether this reconcile created or deleted a pod (then `pods` is out of date). */
+  acted: boolean;
 }
 
 /** The pod templates of each StatefulSet's revisions (what ControllerRevisions hold). */
@@ -41,11 +43,13 @@ export function reconcileStatefulSet(
       typeof recorded === 'string' && history.has(recorded) ? recorded : updateRevision,
     updateRevision,
     pods: byOrdinal(set, ctx.pods(set)),
+    acted: false,
   };
   if (createAndScale(sts, history) && set.spec.updateStrategy?.type !== 'OnDelete') {
     rollingUpdate(sts);
   }
-  ctx.writeStatus(set, statefulSetStatus(sts, byOrdinal(set, ctx.pods(set))));
+  const pods = sts.acted ? byOrdinal(set, ctx.pods(set)) : sts.pods;
+  ctx.writeStatus(set, statefulSetStatus(sts, pods));
 }
 
 /** Creates missing pods and removes surplus ones; false while pods are still being waited for. */
@@ -60,7 +64,7 @@ function createAndScale(sts: Sts, history: RevisionHistory): boolean {
   const surplus = [...sts.pods.keys()].filter((o) => o >= sts.replicas).sort((a, b) => b - a);
   for (const ordinal of surplus) {
     const pod = sts.pods.get(ordinal)!;
-    if (!isTerminating(pod)) sts.ctx.deletePod(pod);
+    if (!isTerminating(pod)) deletePod(sts, pod);
     if (sts.ordered) return false;
   }
   return surplus.length === 0;
@@ -72,15 +76,21 @@ function rollingUpdate(sts: Sts): void {
     const pod = sts.pods.get(target);
     if (!pod) return;
     if (pod.metadata.labels[REVISION_LABEL] !== sts.updateRevision && !isTerminating(pod)) {
-      sts.ctx.deletePod(pod);
+      deletePod(sts, pod);
       return;
     }
     if (!isAvailable(pod)) return;
   }
 }
 
+function deletePod(sts: Sts, pod: PodObject): void {
+  sts.acted = true;
+  sts.ctx.deletePod(pod);
+}
+
 function createPod(sts: Sts, ordinal: number, history: RevisionHistory): void {
   const { set } = sts;
+  sts.acted = true;
   const partition = set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
   const rolling = set.spec.updateStrategy?.type !== 'OnDelete';
   const revision = rolling && ordinal < partition ? sts.currentRevision : sts.updateRevision;

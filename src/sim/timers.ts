@@ -33,6 +33,14 @@ export class Timers {
     });
   }
 
+  /** Runs action once the current I/O callbacks are done (setImmediate), unless closed first. */
+  soon(action: () => void): void {
+    if (this.closed) return;
+    setImmediate(() => {
+      if (!this.closed) action();
+    }).unref();
+  }
+
   cancel(handle: NodeJS.Timeout | undefined): void {
     if (!handle) return;
     clearTimeout(handle);

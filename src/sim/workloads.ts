@@ -32,7 +32,10 @@ export class WorkloadController {
     });
     const body = workloadObject(spec) as { kind: keyof typeof STORE_KEYS };
     const type = this.types(STORE_KEYS[body.kind]);
-    this.apps.withReadyPods(() => this.writer.create(type, spec.namespace, body));
+    this.apps.withReadyPods(() => {
+      this.writer.create(type, spec.namespace, body);
+      this.apps.flush();
+    });
   }
 
   setReadinessDelay(namespace: string, name: string, delayMs: number | null): void {
