@@ -10,7 +10,10 @@ import {
   type RedisTopology,
 } from './queue/redis-topology.js';
 
-export type BounceMode = 'delete' | 'evict';
+import { BOUNCE_MODES, type BounceMode } from './directive/types.js';
+import { parseMaxUnavailable, type MaxUnavailable } from './directive/max-unavailable.js';
+
+export type { BounceMode } from './directive/types.js';
 
 export interface Config {
   readonly port: number;
@@ -27,7 +30,10 @@ export interface Config {
   readonly pollIntervalMs: number;
   readonly readinessTimeoutSeconds: number;
   readonly rootCertSyncTimeoutSeconds: number;
+  /** A selector's `bounceMode` when it sets none (BOUNCE_MODE). */
   readonly bounceMode: BounceMode;
+  /** A selector's `maxUnavailable` when it sets none (DEFAULT_MAX_UNAVAILABLE). */
+  readonly defaultMaxUnavailable: MaxUnavailable;
   readonly kubeQps: number;
   readonly kubeBurst: number;
   readonly logLevel: string;
@@ -95,6 +101,17 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
   }
   return raw as T;
+}
+
+function maxUnavailable(env: Env): MaxUnavailable {
+  const raw = read(env, 'DEFAULT_MAX_UNAVAILABLE') ?? '25%';
+  const parsed = parseMaxUnavailable(/^\d+$/.test(raw) ? Number(raw) : raw);
+  if (parsed === undefined) {
+    throw new ConfigError(
+      `DEFAULT_MAX_UNAVAILABLE must be a whole number of at least 1 or a percentage from 1% to 100%, not "${raw}".`,
+    );
+  }
+  return parsed;
 }
 
 function list(env: Env, name: string): string[] {
@@ -263,7 +280,8 @@ export function loadConfig(env: Env = process.env): Config {
     pollIntervalMs: integer(env, 'POLL_INTERVAL_MS', 1000, [10, 3_600_000]),
     readinessTimeoutSeconds: integer(env, 'READINESS_TIMEOUT_SECONDS', 600, [1, 86_400]),
     rootCertSyncTimeoutSeconds: integer(env, 'ROOT_CERT_SYNC_TIMEOUT_SECONDS', 600, [1, 86_400]),
-    bounceMode: oneOf(env, 'BOUNCE_MODE', ['delete', 'evict'] as const, 'delete'),
+    bounceMode: oneOf(env, 'BOUNCE_MODE', BOUNCE_MODES, 'evict'),
+    defaultMaxUnavailable: maxUnavailable(env),
     kubeQps: integer(env, 'KUBE_QPS', 50, [1, 100_000]),
     kubeBurst: integer(env, 'KUBE_BURST', 100, [1, 100_000]),
     logLevel,

@@ -51,6 +51,14 @@ export class WaitTimeoutError extends BouncerError {
   readonly retryable = false;
 }
 
+/** An operator aborted the run: the job fails terminally with the cause `aborted`. */
+export class AbortedError extends BouncerError {
+  readonly retryable = false;
+  constructor() {
+    super('aborted');
+  }
+}
+
 export function isRetryable(error: unknown): boolean {
   return error instanceof BouncerError ? error.retryable : false;
 }

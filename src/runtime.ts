@@ -17,7 +17,9 @@ import { QUEUE_NAME } from './queue/names.js';
 import { describeTopology } from './queue/redis-topology.js';
 import { observeTransition } from './metrics/directives.js';
 import { Notifier, startNotifyWorker } from './notify/notifier.js';
+import { StatusReporter } from './status/reporter.js';
 import { StatusWriter, type StatusWriterOptions } from './status/writer.js';
+import { AbortFlags } from './workflow/run-control.js';
 import { queueErrorListener, reportOutages } from './queue/redis-watch.js';
 import { latestRun } from './queue/runs.js';
 import { Wakeups } from './workflow/wakeups.js';
@@ -162,7 +164,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const worker = startWorker(
     {
       kube,
-      status: new StatusWriter(kube, workflowLog, observers.options),
+      status: new StatusReporter(new StatusWriter(kube, workflowLog, observers.options)),
+      aborts: new AbortFlags(redis, config.queuePrefix),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,
@@ -173,6 +176,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
         bounceMode: config.bounceMode,
         ...(config.allowedNamespaces ? { allowedNamespaces: config.allowedNamespaces } : {}),
+        defaultMaxUnavailable: config.defaultMaxUnavailable,
       },
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
     },

@@ -14,6 +14,7 @@ import {
   startSimStack,
   type SimStack,
 } from '../../src/stack/sim-stack.js';
+import { StatusReporter } from '../../src/status/reporter.js';
 import { StatusWriter } from '../../src/status/writer.js';
 import type { Wakeups } from '../../src/workflow/wakeups.js';
 import { startWorker } from '../../src/workflow/worker.js';
@@ -95,13 +96,14 @@ function pollingWorker(stack: SimStack): { worker: Worker; close(): Promise<void
   const worker = startWorker(
     {
       kube,
-      status: new StatusWriter(kube, log),
+      status: new StatusReporter(new StatusWriter(kube, log)),
       log,
       settings: {
         pollIntervalMs: config.pollIntervalMs,
         readinessTimeoutSeconds: config.readinessTimeoutSeconds,
         rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
         bounceMode: config.bounceMode,
+        defaultMaxUnavailable: config.defaultMaxUnavailable,
       },
     },
     {

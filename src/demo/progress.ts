@@ -11,6 +11,7 @@ export type Print = (line: string) => void;
 export class ProgressPrinter {
   private readonly seenLines = new Map<string, number>();
   private lastState = '';
+  private lastMessage = '';
   private readonly startedAt = Date.now();
 
   constructor(
@@ -32,6 +33,14 @@ export class ProgressPrinter {
       this.lastState = state;
       const error = directive.status?.error ? ` (${directive.status.error})` : '';
       this.print(`${this.stamp()} directive ${ref.namespace}/${ref.name} is ${state}${error}`);
+    }
+    // What `kubectl get pbd` shows in its READY and MESSAGE columns, as it changes (batches too).
+    const ready = directive.status?.conditions?.find((condition) => condition.type === 'Ready');
+    const message =
+      ready === undefined ? '' : `Ready=${ready.status} ${ready.reason}: ${ready.message}`;
+    if (message !== '' && message !== this.lastMessage) {
+      this.lastMessage = message;
+      this.print(`${this.stamp()} ${message}`);
     }
     return directive;
   }

@@ -53,7 +53,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     },
   });
   const { sim, kube, serve } = stack;
-  const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 5000 }) as {
+  const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 8000 }) as {
     metadata: { namespace: string; name: string };
   };
   print(`Simulated cluster at ${sim.url}. Mesh pods before the rotation:`);

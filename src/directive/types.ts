@@ -21,6 +21,10 @@ export interface RootCertSync {
   configMapKey: string;
 }
 
+/** How a chosen pod is bounced (DESIGN §4 step 3). */
+export const BOUNCE_MODES = ['delete', 'evict', 'rollout'] as const;
+export type BounceMode = (typeof BOUNCE_MODES)[number];
+
 export interface PodSelector {
   namespace: string;
   /** All must match; an empty map selects every pod of the namespace. */
@@ -28,6 +32,10 @@ export interface PodSelector {
   /** 0 means do not wait. */
   waitForReplicas: number;
   rootCertSync?: RootCertSync;
+  /** Extension: an integer >= 1 or "N%"; default DEFAULT_MAX_UNAVAILABLE. */
+  maxUnavailable?: number | string;
+  /** Extension: default BOUNCE_MODE. */
+  bounceMode?: BounceMode;
 }
 
 export interface DirectiveSpec {
@@ -41,10 +49,21 @@ export interface BouncedPods {
   bouncedPods: string[];
 }
 
+/** A Kubernetes status condition (metav1.Condition). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
 export interface DirectiveStatus {
   observedGeneration?: number;
   /** The issuance the described run serves; null in a patch removes it. */
   issuedAt?: string | null;
+  conditions?: Condition[];
   state?: DirectiveState;
   error?: string;
   podsBounced?: BouncedPods[];

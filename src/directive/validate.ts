@@ -1,5 +1,12 @@
 import { isRecord } from '../records.js';
-import type { DirectiveSpec, PodSelector, RootCertSync } from './types.js';
+import { parseMaxUnavailable } from './max-unavailable.js';
+import {
+  BOUNCE_MODES,
+  type BounceMode,
+  type DirectiveSpec,
+  type PodSelector,
+  type RootCertSync,
+} from './types.js';
 import { isLabelKey, isLabelValue, isNamespaceName, isObjectName } from './syntax.js';
 
 /** One thing wrong with a directive, named by its field path. */
@@ -75,6 +82,27 @@ function checkSelector(value: unknown, field: string, problems: Problem[]): void
   if (selector.rootCertSync !== undefined && selector.rootCertSync !== null) {
     checkRootCertSync(selector.rootCertSync, `${field}.rootCertSync`, problems);
   }
+  checkExtensions(selector, field, problems);
+}
+
+function checkExtensions(
+  selector: Partial<Record<keyof PodSelector, unknown>>,
+  field: string,
+  problems: Problem[],
+): void {
+  const { maxUnavailable, bounceMode } = selector;
+  if (maxUnavailable != null && parseMaxUnavailable(maxUnavailable) === undefined) {
+    problems.push({
+      field: `${field}.maxUnavailable`,
+      message: 'must be a whole number of at least 1 or a percentage from "1%" to "100%"',
+    });
+  }
+  if (bounceMode != null && !BOUNCE_MODES.includes(bounceMode as BounceMode)) {
+    problems.push({
+      field: `${field}.bounceMode`,
+      message: `must be one of ${BOUNCE_MODES.join(', ')}`,
+    });
+  }
 }
 
 /**
@@ -105,6 +133,8 @@ export function normalizeSpec(spec: DirectiveSpec): DirectiveSpec {
       labels: selector.labels ?? {},
       waitForReplicas: selector.waitForReplicas ?? 0,
       ...(selector.rootCertSync ? { rootCertSync: selector.rootCertSync } : {}),
+      ...(selector.maxUnavailable != null ? { maxUnavailable: selector.maxUnavailable } : {}),
+      ...(selector.bounceMode != null ? { bounceMode: selector.bounceMode } : {}),
     })),
   };
 }

@@ -15,10 +15,7 @@ import {
 import { observeKubeRequest } from '../metrics/kube.js';
 import { mapApiError } from './api-errors.js';
 
-/** Whether the directive carries `pod-bouncer.io/paused: "true"`. */
-export function isPaused(directive: Directive): boolean {
-  return directive.metadata.annotations?.[PAUSED_ANNOTATION] === 'true';
-}
+export { isPaused } from '../directive/paused.js';
 
 /**
  * Sets (`"true"`) or removes (`null`) the pause annotation with a merge patch of

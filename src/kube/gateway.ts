@@ -5,6 +5,7 @@ import type {
   DirectiveStatus,
   ObjectRef,
 } from '../directive/types.js';
+import type { KubeVerb } from '../metrics/kube.js';
 import { ConnectionReusingKubeConfig } from './client.js';
 import {
   DirectiveClient,
@@ -54,6 +55,11 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     this.directives = new DirectiveClient(kubeConfig, this.requests);
     this.keys = new KeyReadClient(kubeConfig, this.requests);
     this.tokens = new TokenReviewClient(kubeConfig, this.requests);
+  }
+
+  /** A request of another API group (src/kube/owners.ts), through this limiter and error mapping. */
+  send<T>(verb: KubeVerb, what: string, request: (config: KubeConfig) => Promise<T>): Promise<T> {
+    return this.requests.call({ verb, what }, () => request(this.kubeConfig));
   }
 
   /** Cheap reachability probe for /readyz: one try, so that readiness answers quickly. */

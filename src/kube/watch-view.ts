@@ -1,6 +1,6 @@
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { matchesLabels } from '../directive/syntax.js';
-import type { ObjectRef } from '../directive/types.js';
+import type { Directive, ObjectRef } from '../directive/types.js';
 import type { ChangeKind } from './informer.js';
 import { toPodInfo, type PodInfo } from './pods.js';
 import type { KubeWatches } from './watches.js';
@@ -44,6 +44,19 @@ export class ClusterView {
     return this.watches
       .informer('pods', namespace)
       .subscribe((change, pod: V1Pod) => listener(change, watchedPod(pod)));
+  }
+
+  /** A directive as its watch holds it, or undefined when not synced or absent. */
+  directive(ref: ObjectRef): Directive | undefined {
+    return this.watches.synced('directives', ref.namespace)?.get(ref.namespace, ref.name);
+  }
+
+  /** Every change of a directive of the namespace (the worker's pause/resume wake-ups). */
+  onDirectives(
+    namespace: string,
+    listener: (change: ChangeKind, directive: Directive) => void,
+  ): () => void {
+    return this.watches.informer('directives', namespace).subscribe(listener);
   }
 
   onConfigMaps(namespace: string, listener: ConfigMapListener): () => void {

@@ -144,7 +144,10 @@ function slimPod(object: KubernetesObject): void {
   if (metadata !== undefined) {
     delete metadata.managedFields;
     delete metadata.annotations;
-    delete metadata.ownerReferences;
+    // Only the controller reference is kept: batches and rollouts ask who owns a pod.
+    const controller = metadata.ownerReferences?.find((reference) => reference.controller);
+    if (controller === undefined) delete metadata.ownerReferences;
+    else metadata.ownerReferences = [controller];
   }
   delete pod.spec;
   if (status !== undefined) {

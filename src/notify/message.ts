@@ -32,23 +32,43 @@ export interface Notification {
   };
 }
 
-/**
- * The kind of a transition, from the reason of the Event that was written with it (a combined
- * write tells the reason of the part that changed something). Failures whose error is "aborted"
- * are aborts.
- */
-function kindOf(written: TransitionWritten): NotifiedKind | undefined {
-  const reason = written.transition.event.reason.toLowerCase();
-  if (reason === 'failed' && /: aborted$/.test(written.directive.status?.error ?? '')) {
-    return 'aborted';
-  }
-  return (NOTIFIED as readonly string[]).includes(reason) ? (reason as NotifiedKind) : undefined;
+/** The Ready condition's reason, as the status says it (undefined when it has none). */
+function readyOf(
+  status: DirectiveStatus | undefined,
+): { reason: string; message: string } | undefined {
+  return status?.conditions?.find((condition) => condition.type === 'Ready');
 }
 
-/** The selector a transition is about, when its Event message names one. */
+const KIND_OF_READY_REASON: Record<string, NotifiedKind> = {
+  Pending: 'accepted',
+  Bouncing: 'bouncing',
+  Waiting: 'waiting',
+  Paused: 'paused',
+  Finished: 'finished',
+  Failed: 'failed',
+  Aborted: 'aborted',
+};
+
+/**
+ * The kind of a transition: the Ready condition's reason after the write, told only when it
+ * changed (or the write started a new run). Progress within one reason (a wait's counts) is not
+ * a transition.
+ */
+function kindOf(written: TransitionWritten): NotifiedKind | undefined {
+  const after = readyOf(written.directive.status)?.reason;
+  if (after === undefined) return undefined;
+  const before = written.before;
+  const sameRun =
+    before.observedGeneration === written.directive.status?.observedGeneration &&
+    (before.issuedAt ?? undefined) === (written.directive.status?.issuedAt ?? undefined);
+  if (sameRun && readyOf(before)?.reason === after) return undefined;
+  return KIND_OF_READY_REASON[after];
+}
+
+/** The selector (0-based) a transition is about, when the Ready message names one ("selector 2/3"). */
 function selectorOf(written: TransitionWritten): number | undefined {
-  const match = /selector (\d+)/i.exec(written.transition.event.message);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
+  const match = /selector (\d+)\//i.exec(readyOf(written.directive.status)?.message ?? '');
+  return match?.[1] === undefined ? undefined : Number(match[1]) - 1;
 }
 
 /**
@@ -78,7 +98,7 @@ export function notificationOf(
       directive: { namespace, name, uid, generation },
       run: { uid, generation, runKey, ...(selector === undefined ? {} : { selector }) },
       state: written.directive.status?.state,
-      message: written.transition.event.message,
+      message: readyOf(written.directive.status)?.message ?? written.event?.message ?? '',
       status: written.directive.status ?? {},
     },
   };

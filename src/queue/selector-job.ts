@@ -1,10 +1,18 @@
 import type { PodSelector } from '../directive/types.js';
 
-export type SelectorStep = 'rootCertSync' | 'select' | 'bounce' | 'waitForReplicas' | 'done';
+/**
+ * A selector job's steps, in the order they run. The workflow's runner goes from one to the next
+ * (src/workflow/steps/index.ts maps each name to its function); `done` follows the last.
+ */
+export const SELECTOR_STEPS = ['rootCertSync', 'select', 'bounce', 'waitForReplicas'] as const;
+
+export type SelectorStep = (typeof SELECTOR_STEPS)[number] | 'done';
 
 export interface ChosenPod {
   name: string;
   uid: string;
+  /** The controller owner, when there is one: its replacement is what a batch waits for. */
+  owner?: { kind: string; name: string };
 }
 
 /**
@@ -15,23 +23,38 @@ export interface SelectorProgress {
   step: SelectorStep;
   /** When the current wait began (epoch ms); cleared when a wait ends or times out. */
   waitStartedAt?: number;
+  /** When the directive was seen paused (epoch ms); a wait's clock does not run meanwhile. */
+  pausedAt?: number;
   /** The pods this selector bounces, chosen once and never re-chosen. */
   chosen?: ChosenPod[];
   /** Uids whose deletion was sent and answered, or found already done. */
   bounced?: string[];
   /** Uids whose deletion request was being sent: after a crash, their answer may have been lost. */
   inFlight?: string[];
+  /** rollout: each chosen pod's restartable owner ("Deployment/reviews"), null when it has none. */
+  podOwners?: Record<string, string | null>;
+  /** rollout: owners whose restart was being sent (recorded before the patch). */
+  ownersRestarting?: string[];
+  /** rollout: owners restarted in this run (recorded after the patch): never restarted again. */
+  ownersRestarted?: string[];
+  /** rollout: owners whose rollout is complete by `kubectl rollout status` rules. */
+  ownersDone?: string[];
 }
 
 export interface SelectorJobData {
   directive: { namespace: string; name: string; uid: string };
   generation: number;
-  /** The run this job belongs to: `issuedAt` as epoch ms in decimal, or "0" (see queue/runs.ts). */
-  runKey: string;
+  /** The run this job belongs to: `issuedAt` as epoch ms in decimal, or "0" (see queue/runs.ts); absent on jobs enqueued before runs had keys. */
+  runKey?: string;
   selectorIndex: number;
   selectorCount: number;
   selector: PodSelector;
   /** RFC 3339; pods created at or after it already carry the new certificate. */
   issuedAt?: string;
   progress: SelectorProgress;
+}
+
+/** The run identity of a job: its runKey, or "0" for jobs enqueued before runs had one. */
+export function runKeyOf(data: Pick<SelectorJobData, 'runKey'>): string {
+  return data.runKey ?? '0';
 }

@@ -56,7 +56,7 @@ function checkBudgets(store: ObjectStore, pod: PodObject): void {
       matchesSelector(selectorFromObject(specOf(budget).selector), p.metadata.labels),
   );
   const healthy = covered.filter(isPodReady).length;
-  const desired = desiredHealthy(specOf(budget), covered.length);
+  const desired = desiredHealthy(specOf(budget), expectedPods(store, covered));
   // IfHealthyBudget: a Ready pod needs a spare disruption; an unready one only a healthy budget.
   const allowed = isPodReady(pod) ? healthy - 1 >= desired : healthy >= desired;
   if (allowed) return;
@@ -77,6 +77,41 @@ function checkBudgets(store: ObjectStore, pod: PodObject): void {
 
 function specOf(pdb: KubeObject): BudgetSpec {
   return isPlainObject(pdb.spec) ? pdb.spec : {};
+}
+
+/**
+ * The pods the budget expects, as the disruption controller counts them: each controller's scale
+ * (spec.replicas of the ReplicaSet or StatefulSet that owns covered pods), plus bare pods. Counting
+ * only the live pods would let a second eviction through while the first one's replacement is
+ * not created yet.
+ */
+function expectedPods(store: ObjectStore, covered: PodObject[]): number {
+  const owners = new Map<string, number>();
+  let bare = 0;
+  for (const pod of covered) {
+    const scale = controllerScale(store, pod);
+    if (scale === undefined) bare += 1;
+    else owners.set(scale.key, scale.replicas);
+  }
+  return Math.max(covered.length, bare + [...owners.values()].reduce((sum, n) => sum + n, 0));
+}
+
+const SCALED_KINDS: Record<string, string> = {
+  ReplicaSet: 'replicasets',
+  StatefulSet: 'statefulsets',
+};
+
+/** spec.replicas of the ReplicaSet or StatefulSet that controls the pod, if any. */
+function controllerScale(
+  store: ObjectStore,
+  pod: PodObject,
+): { key: string; replicas: number } | undefined {
+  const ref = pod.metadata.ownerReferences?.find((owner) => owner.controller);
+  const kind = ref === undefined ? undefined : SCALED_KINDS[ref.kind];
+  if (ref === undefined || kind === undefined) return undefined;
+  const owner = store.get(kind, pod.metadata.namespace, ref.name);
+  const replicas = isPlainObject(owner?.spec) ? owner.spec.replicas : undefined;
+  return typeof replicas === 'number' ? { key: `${kind}/${ref.name}`, replicas } : undefined;
 }
 
 function desiredHealthy(spec: BudgetSpec, expected: number): number {

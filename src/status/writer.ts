@@ -1,8 +1,8 @@
 import { ConflictError, NotFoundError } from '../errors.js';
-import type { Directive, ObjectRef } from '../directive/types.js';
-import type { KubeGateway } from '../kube/gateway.js';
+import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.js';
+import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
-import type { Transition } from './transitions.js';
+import { eventOf, type Transition } from './transitions.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
@@ -11,6 +11,10 @@ export interface TransitionWritten {
   /** The run the writer worked for; `runKey` is present when the caller knows it. */
   target: ObjectRef & { uid: string; generation: number; runKey?: string };
   transition: Transition;
+  /** The status the patch was written over. */
+  before: DirectiveStatus;
+  /** The Event recorded with it, if any (progress within a wait records none). */
+  event: DirectiveEvent | undefined;
   /** The directive as the API server returned it after the patch. */
   directive: Directive;
 }
@@ -42,7 +46,7 @@ export class StatusWriter {
    * a conflict always re-reads.
    */
   async apply(
-    target: ObjectRef & { uid: string; generation: number },
+    target: ObjectRef & { uid: string; generation: number; runKey?: string },
     transition: Transition,
     lastRead?: Directive,
   ): Promise<WriteOutcome> {
@@ -56,9 +60,7 @@ export class StatusWriter {
       const patch = transition.patch(directive.status ?? {});
       if (patch === undefined) return 'unchanged';
       try {
-        const written = await this.kube.patchDirectiveStatus(directive, patch);
-        await this.record(written, transition);
-        this.notify({ target, transition, directive: written });
+        await this.write(target, transition, directive, patch);
         return 'written';
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
@@ -68,6 +70,20 @@ export class StatusWriter {
         );
       }
     }
+  }
+
+  /** The patch, then the Event that tells it, then the observers: in that order, once. */
+  private async write(
+    target: TransitionWritten['target'],
+    transition: Transition,
+    directive: Directive,
+    patch: DirectiveStatus,
+  ): Promise<void> {
+    const before = directive.status ?? {};
+    const written = await this.kube.patchDirectiveStatus(directive, patch);
+    const event = eventOf(transition, before);
+    await this.record(written, event);
+    this.notify({ target, transition, before, event, directive: written });
   }
 
   private notify(written: TransitionWritten): void {
@@ -91,14 +107,12 @@ export class StatusWriter {
   }
 
   /** Events are for people; losing one must not fail the transition it describes. */
-  private async record(directive: Directive, transition: Transition): Promise<void> {
+  private async record(directive: Directive, event: DirectiveEvent | undefined): Promise<void> {
+    if (event === undefined) return;
     try {
-      await this.kube.recordEvent(directive, transition.event);
+      await this.kube.recordEvent(directive, event);
     } catch (error) {
-      this.log.warn(
-        { err: error, reason: transition.event.reason },
-        'could not record a Kubernetes Event',
-      );
+      this.log.warn({ err: error, reason: event.reason }, 'could not record a Kubernetes Event');
     }
   }
 }

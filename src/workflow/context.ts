@@ -1,25 +1,32 @@
-import type { BounceMode } from '../config.js';
+import type { BounceMode, Directive } from '../directive/types.js';
+import type { MaxUnavailable } from '../directive/max-unavailable.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
 import type { Run } from '../queue/runs.js';
-import type { SelectorJobData, SelectorProgress, SelectorStep } from '../queue/selector-job.js';
-import type { StatusWriter } from '../status/writer.js';
+import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js';
+import type { Counts, Moment } from '../status/moments.js';
+import type { StatusReporter } from '../status/reporter.js';
+import type { AbortFlags } from './run-control.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
 export interface WorkflowSettings {
   pollIntervalMs: number;
   readinessTimeoutSeconds: number;
   rootCertSyncTimeoutSeconds: number;
+  /** A selector's bounceMode when it sets none. */
   bounceMode: BounceMode;
   /** ALLOWED_NAMESPACES: checked again before anything is bounced; undefined allows every one. */
   allowedNamespaces?: readonly string[];
+  /** A selector's maxUnavailable when it sets none. */
+  defaultMaxUnavailable: MaxUnavailable;
 }
 
 export interface WorkflowDeps {
   kube: KubeGateway;
-  status: StatusWriter;
+  /** Every status write goes through here: steps report moments, not patches. */
+  status: StatusReporter;
   log: Logger;
   settings: WorkflowSettings;
   /** Shared watch caches: directives read and wait conditions checked without an API call. */
@@ -29,6 +36,8 @@ export interface WorkflowDeps {
   wakeups?: Wakeups;
   /** The directive's latest run (queue/runs.ts): a job of another run is superseded. */
   latestRun?: (uid: string) => Promise<Run | undefined>;
+  /** Runs aborted by an operator (a Redis key per run). */
+  aborts?: AbortFlags;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -37,21 +46,40 @@ export interface StepContext {
   progress: SelectorProgress;
   deps: WorkflowDeps;
   log: Logger;
+  /** The directive as read when this run of the job began (from the watch cache when synced). */
+  directive: Directive;
+  /** When the run was accepted (the job's creation): restartedAt of a rollout without issuedAt. */
+  acceptedAt: string;
   /** Persists a progress change in the job before the caller goes on. */
   save(change: Partial<SelectorProgress>): Promise<void>;
   /** A line in the job's log, as the dashboard shows it. */
   note(message: string): Promise<void>;
+  /** Tells the status what happened; the status decides what to write. */
+  report(moment: Moment): Promise<'written' | 'unchanged' | 'stale' | 'gone' | 'deferred'>;
 }
 
 /** A wait that is not over yet: re-checked later, failing once `timeoutSeconds` have passed. */
 export interface PendingWait {
+  /** What the wait is for, in full (the job log, a timeout's error). */
   what: string;
-  timeoutSeconds: number;
+  /** The same, short, as the Ready condition's message says it ("root cert sync (ConfigMap differs)"). */
+  status?: string;
+  /** Where the selector stands, for the message. */
+  counts?: Counts;
+  /** A wait with no timeout (the pause: it ends when a person lifts it). */
+  timeoutSeconds: number | undefined;
   /** What a watch event must show for the job to be worth re-checking before its poll. */
   wake?: WakeCondition;
 }
 
-export type StepOutcome = { next: SelectorStep } | { wait: PendingWait };
+/**
+ * What a step says when it returns: done (the runner goes to the next step), not yet (wait), or
+ * the run no longer exists for this job (superseded or deleted: nothing more is bounced).
+ */
+export type StepOutcome =
+  { done: true } | { wait: PendingWait } | { end: 'superseded' | 'directive-deleted' };
+
+export const DONE: StepOutcome = { done: true };
 
 /** How a selector job ended when it did not fail. */
 export type SelectorResult =

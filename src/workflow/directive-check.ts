@@ -31,6 +31,14 @@ async function isLatestRun(deps: WorkflowDeps, data: SelectorJobData): Promise<b
   return isLatest(run, data.generation, data.runKey);
 }
 
+/** The directive as the API server has it now, never from a cache. */
+export function freshDirective(
+  deps: Pick<WorkflowDeps, 'kube'>,
+  data: SelectorJobData,
+): Promise<Directive | 'superseded' | 'directive-deleted'> {
+  return readDirective(deps.kube, data);
+}
+
 /**
  * The directive this job works for, or why it no longer exists for this job. A job whose
  * (generation, runKey) is not the latest run's is superseded. The watch cache answers the common
@@ -42,9 +50,9 @@ export async function currentDirective(
   data: SelectorJobData,
 ): Promise<Directive | 'superseded' | 'directive-deleted'> {
   if (!(await isLatestRun(deps, data))) return 'superseded';
-  if (deps.directives === undefined) return readDirective(deps.kube, data);
+  if (deps.directives === undefined) return freshDirective(deps, data);
   const cached = await readDirective(deps.directives, data);
-  return typeof cached === 'string' ? readDirective(deps.kube, data) : cached;
+  return typeof cached === 'string' ? freshDirective(deps, data) : cached;
 }
 
 /**
@@ -59,9 +67,7 @@ export async function endedMidRun(
   log: WorkflowDeps['log'],
 ): Promise<SelectorResult | undefined> {
   if (!(error instanceof NotFoundError)) return undefined;
-  const result = await currentDirective({ ...deps, directives: undefined }, job.data).catch(
-    () => undefined,
-  );
+  const result = await freshDirective(deps, job.data).catch(() => undefined);
   if (typeof result !== 'string') return undefined;
   log.info({ reason: result }, 'selector job ends: the directive changed mid-run');
   await job.log(`ended mid-run: ${result}`);

@@ -1,8 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
+import { AbortedError, BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
 import { observeWaitTimedOut } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
-import { failed } from '../status/transitions.js';
 import type { SelectorResult, StepContext } from './context.js';
 import { endedMidRun } from './directive-check.js';
 
@@ -42,16 +41,14 @@ export async function onFailure(
  * so that an admin's retry starts a fresh wait from the same step instead of re-bouncing.
  */
 async function failTerminally(context: StepContext, error: unknown): Promise<void> {
-  const { data, deps } = context;
   const cause = messageOf(error);
   context.log.error({ err: error, step: context.progress.step }, 'selector job failed');
   if (error instanceof WaitTimeoutError) observeWaitTimedOut(context.progress);
   await context.save({ waitStartedAt: undefined });
   await context.note(`failed: ${cause}`);
   try {
-    await deps.status.apply(
-      { ...data.directive, generation: data.generation },
-      failed(data.generation, data.selectorIndex, cause),
+    await context.report(
+      error instanceof AbortedError ? { kind: 'aborted' } : { kind: 'failed', cause },
     );
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');

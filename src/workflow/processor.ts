@@ -1,62 +1,41 @@
-import { DelayedError, type Job } from 'bullmq';
-import { WaitTimeoutError } from '../errors.js';
-import { observeStepDone } from '../metrics/workflow.js';
-import type { SelectorJobData, SelectorProgress, SelectorStep } from '../queue/selector-job.js';
-import { bouncing, finished } from '../status/transitions.js';
-import type {
-  PendingWait,
-  SelectorResult,
-  StepContext,
-  StepOutcome,
-  WorkflowDeps,
-} from './context.js';
+import type { Job } from 'bullmq';
+import { AbortedError } from '../errors.js';
+import { isPaused } from '../directive/paused.js';
+import type { Directive } from '../directive/types.js';
+import { runKeyOf, type SelectorJobData, type SelectorProgress } from '../queue/selector-job.js';
+import type { RunRef } from '../status/moments.js';
+import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
-import { bounce } from './steps/bounce.js';
-import { rootCertSync } from './steps/root-cert-sync.js';
-import { select } from './steps/select.js';
-import { waitForReplicas } from './steps/wait-for-replicas.js';
+import { runSteps } from './runner.js';
+import { isPastSelect } from './steps/index.js';
 
 export type { SelectorResult } from './context.js';
 
-const STEPS: Record<
-  Exclude<SelectorStep, 'done'>,
-  (context: StepContext) => Promise<StepOutcome>
-> = {
-  rootCertSync,
-  select,
-  bounce,
-  waitForReplicas,
-};
-
-/** The run's key (its issuedAt in epoch ms, "0" without one), for every log line of the job. */
-function runKeyOf(data: SelectorJobData & { runKey?: string }): string {
-  if (data.runKey !== undefined) return data.runKey;
-  const issued = data.issuedAt === undefined ? Number.NaN : Date.parse(data.issuedAt);
-  return Number.isNaN(issued) ? '0' : String(issued);
+/** The run a job belongs to, as the status describes it. */
+export function runOf(data: SelectorJobData): RunRef {
+  return {
+    generation: data.generation,
+    ...(data.issuedAt === undefined ? {} : { issuedAt: data.issuedAt }),
+    selectorIndex: data.selectorIndex,
+    selectorCount: data.selectorCount,
+    selector: data.selector,
+  };
 }
 
-const STEP_PROGRESS: Record<SelectorStep, number> = {
-  rootCertSync: 5,
-  select: 20,
-  bounce: 40,
-  waitForReplicas: 70,
-  done: 100,
-};
-
 /**
- * Runs one selector job as a step machine: rootCertSync → select → bounce → waitForReplicas.
- * Each step's progress is in the job's data, so a re-run (after a crash, a retry or a delayed
- * re-check) resumes where the last run stopped without repeating an effect. Waits never hold the
- * worker: the job is moved to delayed and re-checked after POLL_INTERVAL_MS.
+ * Runs one selector job as a step machine (steps/index.ts declares the order). Each step's
+ * progress is in the job's data, so a re-run (after a crash, a retry or a delayed re-check)
+ * resumes where the last run stopped without repeating an effect. Waits never hold the worker:
+ * the job is moved to delayed and re-checked after POLL_INTERVAL_MS, or woken by a watch event.
  */
 export function createSelectorProcessor(deps: WorkflowDeps) {
   return async (job: Job<SelectorJobData>, token?: string): Promise<SelectorResult> => {
     const data = job.data;
     const log = deps.log.child({
+      jobId: job.id,
       directive: `${data.directive.namespace}/${data.directive.name}`,
       run: runKeyOf(data),
-      jobId: job.id,
       selector: data.selectorIndex,
     });
     deps.wakeups?.forget(job.id);
@@ -66,26 +45,17 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       await job.log(`ended without bouncing: ${directive}`);
       return { outcome: directive };
     }
-    const target = { ...data.directive, generation: data.generation };
-    const context = makeContext(job, deps, log);
+    const context = makeContext(job, deps, log, directive);
     try {
       assertNamespacesAllowed(deps, data, directive);
-      // Before select, BOUNCING_PODS is written together with the chosen pods (select) or before
-      // the first wait (waitLater): one write fewer, and none racing the api's PENDING write.
-      if (context.progress.step === 'bounce' || context.progress.step === 'waitForReplicas') {
-        await deps.status.apply(
-          target,
-          bouncing(data.generation, data.selectorIndex, data.issuedAt),
-          directive,
-        );
-      }
-      await runSteps(context, job, token);
+      // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
+      if (isPastSelect(context.progress.step)) await context.report({ kind: 'started' });
+      if ((await deps.aborts?.isAborted(data)) === true) throw new AbortedError();
+      await followPause(context);
+      const ended = await runSteps(context, job, token);
+      if (ended !== 'done') return { outcome: ended };
       if (data.selectorIndex === data.selectorCount - 1) {
-        await deps.status.apply(
-          target,
-          finished(data.generation),
-          deps.directives?.peek(data.directive),
-        );
+        await context.report({ kind: 'finished' });
       }
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
@@ -94,65 +64,46 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
   };
 }
 
-async function runSteps(
-  context: StepContext,
-  job: Job<SelectorJobData>,
-  token?: string,
-): Promise<void> {
-  while (context.progress.step !== 'done') {
-    const step = context.progress.step;
-    const outcome = await STEPS[step](context);
-    if ('next' in outcome) {
-      observeStepDone(step, context.data, context.progress);
-      await context.save({ step: outcome.next, waitStartedAt: undefined });
-      await job.updateProgress(STEP_PROGRESS[outcome.next]);
-      context.log.info({ step: outcome.next }, 'selector step reached');
-      continue;
-    }
-    await waitLater(context, job, outcome.wait, token);
+/**
+ * Notes when the directive became paused or was resumed: the wait clock does not run while
+ * paused (a resume moves waitStartedAt on by the pause), and the status says Paused / resumed.
+ */
+async function followPause(context: StepContext): Promise<void> {
+  const paused = isPaused(context.directive);
+  const { pausedAt, waitStartedAt } = context.progress;
+  const counts = {
+    bounced: context.progress.bounced?.length ?? 0,
+    chosen: context.progress.chosen?.length ?? 0,
+  };
+  if (paused && pausedAt === undefined) {
+    await context.save({ pausedAt: Date.now() });
+    await context.note('paused: no pod is bounced until the directive is resumed');
+    await context.report({ kind: 'paused', counts });
+  } else if (!paused && pausedAt !== undefined) {
+    const shifted =
+      waitStartedAt === undefined ? {} : { waitStartedAt: waitStartedAt + Date.now() - pausedAt };
+    await context.save({ pausedAt: undefined, ...shifted });
+    await context.note('resumed');
+    await context.report({ kind: 'resumed', counts });
   }
-}
-
-/** Parks the job as delayed until the next re-check, or fails it when its wait has timed out. */
-async function waitLater(
-  context: StepContext,
-  job: Job<SelectorJobData>,
-  wait: PendingWait,
-  token?: string,
-): Promise<never> {
-  const now = Date.now();
-  const startedAt = context.progress.waitStartedAt ?? now;
-  if (now - startedAt >= wait.timeoutSeconds * 1000) {
-    throw new WaitTimeoutError(`timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`);
-  }
-  if (context.progress.step === 'rootCertSync') {
-    const { data, deps } = context;
-    await deps.status.apply(
-      { ...data.directive, generation: data.generation },
-      bouncing(data.generation, data.selectorIndex, data.issuedAt),
-      deps.directives?.peek(data.directive),
-    );
-  }
-  if (context.progress.waitStartedAt === undefined) {
-    await context.save({ waitStartedAt: now });
-    await context.note(`waiting for ${wait.what}`);
-  }
-  await job.moveToDelayed(now + context.deps.settings.pollIntervalMs, token);
-  // Parked first, registered second: a wake-up can only find the job already delayed.
-  if (wait.wake !== undefined) context.deps.wakeups?.park(job, wait.wake);
-  throw new DelayedError();
 }
 
 function makeContext(
   job: Job<SelectorJobData>,
   deps: WorkflowDeps,
   log: StepContext['log'],
+  directive: Directive,
 ): StepContext {
+  const data = job.data;
+  const target = { ...data.directive, generation: data.generation, runKey: runKeyOf(data) };
+  const run = runOf(data);
   const context: StepContext = {
-    data: job.data,
-    progress: { ...job.data.progress },
+    data,
+    progress: { ...data.progress },
     deps,
     log,
+    directive,
+    acceptedAt: new Date(job.timestamp).toISOString(),
     async save(change: Partial<SelectorProgress>): Promise<void> {
       context.progress = { ...context.progress, ...change };
       await job.updateData({ ...job.data, progress: context.progress });
@@ -161,6 +112,9 @@ function makeContext(
       log.info({ step: context.progress.step }, message);
       await job.log(`[${new Date().toISOString()}] ${context.progress.step}: ${message}`);
     },
+    // The cache holds our own writes too, so its copy carries the latest resourceVersion.
+    report: (moment) =>
+      deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
   };
   return context;
 }

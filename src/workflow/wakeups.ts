@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { matchesLabels } from '../directive/syntax.js';
-import type { ObjectRef } from '../directive/types.js';
+import { isPaused } from '../directive/paused.js';
+import type { Directive, ObjectRef } from '../directive/types.js';
 import type { ClusterView, WatchedPod } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
 
@@ -18,7 +19,9 @@ export type WakeCondition =
   /** A ConfigMap key whose sha256 must become `digest` (the Secret's value, never kept itself). */
   | { kind: 'configMapKey'; ref: ObjectRef; key: string; digest: string }
   /** Any pod of the namespace turning Ready (a PodDisruptionBudget may allow an eviction now). */
-  | { kind: 'podReady'; namespace: string };
+  | { kind: 'podReady'; namespace: string }
+  /** The directive no longer paused (its pause annotation removed or not "true"). */
+  | { kind: 'resumed'; ref: ObjectRef };
 
 interface Waiter {
   job: Job;
@@ -98,6 +101,16 @@ export class Wakeups {
 
   /** One listener per watched (kind, namespace), however many jobs wait there. */
   private watch(condition: WakeCondition): void {
+    if (condition.kind === 'resumed') {
+      const key = `directives/${condition.ref.namespace}`;
+      if (this.unsubscribers.has(key)) return;
+      const namespace = condition.ref.namespace;
+      this.unsubscribers.set(
+        key,
+        this.view.onDirectives(namespace, (_change, directive) => this.onDirective(directive)),
+      );
+      return;
+    }
     const isConfigMap = condition.kind === 'configMapKey';
     const namespace = isConfigMap ? condition.ref.namespace : condition.namespace;
     const key = `${isConfigMap ? 'configmaps' : 'pods'}/${namespace}`;
@@ -130,6 +143,14 @@ export class Wakeups {
     return waiter.ready.size >= condition.wanted;
   }
 
+  private onDirective(directive: Directive): void {
+    const { namespace, name } = directive.metadata;
+    if (isPaused(directive)) return;
+    for (const waiter of this.buckets.get(`directives/${namespace}/${name}`) ?? []) {
+      this.wake(waiter);
+    }
+  }
+
   private onConfigMap(
     namespace: string,
     name: string | undefined,
@@ -151,6 +172,10 @@ export class Wakeups {
       return value !== undefined && digestOf(value) === condition.digest;
     }
     if (condition.kind === 'podReady') return false;
+    if (condition.kind === 'resumed') {
+      const directive = this.view.directive(condition.ref);
+      return directive !== undefined && !isPaused(directive);
+    }
     for (const pod of this.view.pods(condition.namespace, condition.labels) ?? []) {
       if (pod.ready && !pod.terminating && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
     }
@@ -169,6 +194,9 @@ export class Wakeups {
 }
 
 function bucketKey(condition: WakeCondition): string {
+  if (condition.kind === 'resumed') {
+    return `directives/${condition.ref.namespace}/${condition.ref.name}`;
+  }
   if (condition.kind === 'configMapKey') {
     return `configmaps/${condition.ref.namespace}/${condition.ref.name}`;
   }

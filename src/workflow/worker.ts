@@ -4,9 +4,8 @@ import { observeSelectorEnd } from '../metrics/workflow.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import { queueErrorListener } from '../queue/redis-watch.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
-import { failed } from '../status/transitions.js';
 import type { WorkflowDeps } from './context.js';
-import { createSelectorProcessor, type SelectorResult } from './processor.js';
+import { createSelectorProcessor, runOf, type SelectorResult } from './processor.js';
 
 export interface WorkerOptions {
   connection: Redis;
@@ -72,10 +71,10 @@ async function reportUnhandledFailure(
   if (state !== 'failed' || error.name === 'UnrecoverableError') return;
   const data = job.data;
   try {
-    await deps.status.apply(
-      { ...data.directive, generation: data.generation },
-      failed(data.generation, data.selectorIndex, error.message),
-    );
+    await deps.status.report({ ...data.directive, generation: data.generation }, runOf(data), {
+      kind: 'failed',
+      cause: error.message,
+    });
   } catch (statusError) {
     deps.log.error(
       {

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/sim/rng.js';
 import { startCli, stopCli, type CliProcess } from '../support/processes.js';
+import { PAUSED_ANNOTATION } from '../../src/directive/types.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 /**
  * Crash at any point: a worker process is SIGKILLed at a seeded random moment of a 3-selector
- * directive (10 pods each, replacements Ready after a delay) and restarted, run after run.
+ * directive (10 pods each, replacements Ready after a delay) and restarted, run after run. Each
+ * selector has a random maxUnavailable and bounceMode (delete or evict), and the directive is
+ * paused for a while at a random moment: the unavailability bound must hold all along.
  * `npm test` runs CHAOS_RUNS (default 5); `npm run test:chaos` runs 30. A failure names its seed:
  * re-run one with CHAOS_SEED=<seed> CHAOS_RUNS=1.
  */
@@ -13,6 +16,14 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 5);
 const FIRST_SEED = Number(process.env.CHAOS_SEED ?? 1);
 const SELECTORS = ['istiod', 'gateway', 'reviews'];
 const REPLICAS = 10;
+const LIMITS: (number | string)[] = [1, 2, 3, '25%', '50%', '100%'];
+const MODES = ['delete', 'evict', 'rollout'] as const;
+
+/** maxUnavailable as a pod count for REPLICAS chosen pods (DESIGN §4: rounded down, at least 1). */
+function limitOf(value: number | string): number {
+  if (typeof value === 'number') return value;
+  return Math.max(1, Math.floor((REPLICAS * Number(value.replace('%', ''))) / 100));
+}
 
 type Kill = { after: 'deletions'; count: number } | { after: 'ms'; ms: number };
 
@@ -20,6 +31,8 @@ interface RunReport {
   seed: number;
   kills: string[];
   violations: string[];
+  maxDown?: number;
+  modes?: string[];
 }
 
 /** One or two kill moments: after the k-th deletion, or t ms into the run (waits, status writes). */
@@ -47,7 +60,12 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     for (const cli of live) await stopCli(cli);
     await h.close();
     const kills = reports.reduce((sum, r) => sum + r.kills.length, 0);
-    console.log(`chaos: ${reports.length} runs, ${kills} kills`);
+    const down = Math.max(...reports.map((r) => r.maxDown ?? 0));
+    const modes = reports.flatMap((r) => r.modes ?? []);
+    const count = (mode: string): number => modes.filter((m) => m === mode).length;
+    console.log(
+      `chaos: ${reports.length} runs, ${kills} kills and pauses; selectors delete/evict/rollout ${count('delete')}/${count('evict')}/${count('rollout')}; most pods down at once: ${down.toFixed(2)} × maxUnavailable`,
+    );
   });
 
   const spawnWorker = (): CliProcess => {
@@ -61,11 +79,16 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     const namespace = `chaos-${seed}`;
     const report: RunReport = { seed, kills: [], violations: [] };
     const originals = new Map<string, number>();
+    const limits = SELECTORS.map(() => LIMITS[Math.floor(random() * LIMITS.length)]!);
+    const modes = SELECTORS.map(() => MODES[Math.floor(random() * MODES.length)]!);
+    const kinds = SELECTORS.map((): 'ReplicaSet' | 'StatefulSet' =>
+      random() < 0.5 ? 'ReplicaSet' : 'StatefulSet',
+    );
     for (const [index, app] of SELECTORS.entries()) {
       h.sim.addWorkload({
         namespace,
         name: app,
-        kind: random() < 0.5 ? 'ReplicaSet' : 'StatefulSet',
+        kind: kinds[index]!,
         labels: { app },
         replicas: REPLICAS,
         readinessDelayMs: 50 + Math.floor(random() * 300),
@@ -76,12 +99,30 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     }
     // Selector order: no pod of selector i+1 is deleted while selector i lacks Ready replacements.
     let deletions = 0;
+    /** Most pods down at once, as a share of the selector's bound (1 = at the bound). */
+    let maxDown = 0;
     const stopWatching = h.sim.onPodDeleted((pod) => {
       deletions += 1;
       const index = originals.get(pod.uid);
       if (index === undefined) {
         report.violations.push(`replacement ${pod.name} (${pod.uid}) deleted`);
         return;
+      }
+      // The batch bound, sampled at every deletion (the only moment unavailability grows).
+      const app = SELECTORS[index]!;
+      const available = h.sim
+        .listPods(namespace, { app })
+        .filter(
+          (p) =>
+            !p.metadata.deletionTimestamp &&
+            p.status.conditions.some((c: any) => c.type === 'Ready' && c.status === 'True'),
+        ).length;
+      const bound = limitOf(limits[index]!);
+      if (modes[index] !== 'rollout') {
+        if (REPLICAS - available > bound) {
+          report.violations.push(`${REPLICAS - available} of ${app} down, maxUnavailable ${bound}`);
+        }
+        maxDown = Math.max(maxDown, (REPLICAS - available) / bound);
       }
       if (index === 0) return;
       const previous = SELECTORS[index - 1]!;
@@ -102,13 +143,21 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
       directive(
         namespace,
         name,
-        SELECTORS.map((app) => ({ namespace, labels: { app }, waitForReplicas: REPLICAS })),
+        SELECTORS.map((app, index) => ({
+          namespace,
+          labels: { app },
+          waitForReplicas: REPLICAS,
+          maxUnavailable: limits[index],
+          bounceMode: modes[index],
+        })),
       ),
     );
+    const pause = { at: Math.floor(random() * 2500), for: 100 + Math.floor(random() * 700) };
     let worker = spawnWorker();
     const answer = await h.post({ directive: { namespace, name } });
     expect(answer.status, `seed ${seed}`).toBe(202);
     const started = Date.now();
+    const pausing = pauseOnce(namespace, name, pause, report);
     for (const kill of plan(random)) {
       const due = (): boolean =>
         kill.after === 'deletions' ? deletions >= kill.count : Date.now() - started >= kill.ms;
@@ -123,13 +172,57 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
       worker = spawnWorker();
     }
     try {
+      await pausing;
       await waitForState(h, namespace, name, 'FINISHED', 45_000);
+      report.maxDown = maxDown;
     } finally {
       stopWatching();
       await stopWorker(worker);
     }
-    checkDeletions(report, originals, namespace);
+    checkDeletions(report, originals, namespace, modes);
+    checkRestarts(report, namespace, kinds, modes);
+    report.modes = [...modes];
     return report;
+  }
+
+  /** Sets the pause annotation `pause.at` ms into the run and removes it `pause.for` ms later. */
+  async function pauseOnce(
+    namespace: string,
+    name: string,
+    pause: { at: number; for: number },
+    report: RunReport,
+  ): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, pause.at));
+    const current = h.sim.getDirective(namespace, name) as any;
+    if (current?.status?.state === 'FINISHED') return;
+    const manifest = { apiVersion: current.apiVersion, kind: current.kind, spec: current.spec };
+    h.sim.applyDirective({
+      ...manifest,
+      metadata: { namespace, name, annotations: { [PAUSED_ANNOTATION]: 'true' } },
+    });
+    report.kills.push(`pause at ${pause.at} ms for ${pause.for} ms`);
+    await new Promise((resolve) => setTimeout(resolve, pause.for));
+    h.sim.applyDirective({ ...manifest, metadata: { namespace, name, annotations: {} } });
+  }
+
+  /** rollout selectors: each owner restarted exactly once (its generation bumped once) and complete. */
+  function checkRestarts(
+    report: RunReport,
+    namespace: string,
+    kinds: readonly ('ReplicaSet' | 'StatefulSet')[],
+    modes: readonly string[],
+  ): void {
+    for (const [index, app] of SELECTORS.entries()) {
+      if (modes[index] !== 'rollout') continue;
+      const kind = kinds[index] === 'ReplicaSet' ? 'Deployment' : 'StatefulSet';
+      const owner = h.sim.getWorkload(kind, namespace, app) as any;
+      if (owner?.metadata?.generation !== 2) {
+        report.violations.push(`${kind} ${app} at generation ${owner?.metadata?.generation}`);
+      }
+      if (!h.sim.workloadRollout(kind, namespace, app).done) {
+        report.violations.push(`${kind} ${app} rollout not complete at FINISHED`);
+      }
+    }
   }
 
   async function stopWorker(cli: CliProcess): Promise<void> {
@@ -141,8 +234,10 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     report: RunReport,
     originals: Map<string, number>,
     namespace: string,
+    modes: readonly string[],
   ): void {
     const deletions = h.sim.deletionsByUid();
+    const live = new Set(h.sim.listPods(namespace).map((pod) => pod.metadata.uid));
     const requests = h.sim.deleteRequestsByUid();
     for (const pod of h.sim.listPods(namespace)) {
       const { uid, name } = pod.metadata;
@@ -150,7 +245,13 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
         report.violations.push(`replacement ${name} (${uid}) was sent a DELETE`);
       }
     }
-    for (const uid of originals.keys()) {
+    for (const [uid, index] of originals) {
+      if (modes[index] === 'rollout') {
+        // Replaced by the owner's controller (no DELETE of ours): gone, and never sent a request.
+        if (live.has(uid)) report.violations.push(`${uid} not replaced by its rollout`);
+        if (requests.has(uid)) report.violations.push(`${uid} sent a DELETE in rollout mode`);
+        continue;
+      }
       if (deletions.get(uid) !== 1) report.violations.push(`${uid} deleted ${deletions.get(uid)}×`);
       if ((requests.get(uid) ?? 0) > 1) {
         report.violations.push(`${uid} sent ${requests.get(uid)} DELETEs`);

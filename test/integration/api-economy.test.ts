@@ -9,6 +9,7 @@ import {
   startHarness,
   waitForState,
   type Harness,
+  ALL_AT_ONCE,
 } from '../support/harness.js';
 
 const PODS = 10;
@@ -23,7 +24,7 @@ function isInformer(r: RequestLogEntry): boolean {
 describe('API economy', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('apieco');
+    h = await startHarness('apieco', { env: ALL_AT_ONCE });
     for (const app of APPS) {
       h.sim.addWorkload({
         namespace: `ns-${app}`,

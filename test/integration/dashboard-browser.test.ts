@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requiredBinary } from '../support/binaries.js';
-import { startHarness, stuckMesh, waitForState, type Harness } from '../support/harness.js';
+import {
+  startHarness,
+  stuckMesh,
+  waitForState,
+  type Harness,
+  ALL_AT_ONCE,
+} from '../support/harness.js';
 
 // .ci/run installs chromium: in CI a missing browser fails this file; elsewhere it skips, loudly.
 const CHROMIUM = requiredBinary('chromium', 'apt-get install -y chromium');
@@ -19,6 +25,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in a real browser', () =>
   beforeAll(async () => {
     h = await startHarness('dash-browser', {
       env: {
+        ...ALL_AT_ONCE,
         DASHBOARD_USER: USER,
         DASHBOARD_PASSWORD: PASSWORD,
         READINESS_TIMEOUT_SECONDS: '1',

@@ -5,7 +5,8 @@ import { createLogger } from '../../src/logger.js';
 import { registry } from '../../src/metrics/registry.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import { createProducerConnection } from '../../src/queue/connection.js';
-import { finished } from '../../src/status/transitions.js';
+import { transitionFor } from '../../src/status/moments.js';
+import { selectorRun, writtenTransition } from '../support/written.js';
 import {
   directive,
   eventually,
@@ -159,17 +160,11 @@ describe('notifications of status transitions', () => {
       { connection: redis, prefix: 'pbtest-notify-down' },
       createLogger('silent'),
     );
-    const written = {
-      target: { namespace: 'ns', name: 'd', uid: 'u', generation: 1 },
-      transition: finished(1),
-      directive: {
-        apiVersion: 'internal.gloo.solo.io/v2',
-        kind: 'PodBounceDirective',
-        metadata: { namespace: 'ns', name: 'd', uid: 'u', generation: 1, resourceVersion: '1' },
-        spec: { podsToBounce: [] },
-        status: { observedGeneration: 1, state: 'FINISHED' as const },
-      },
-    };
+    const written = writtenTransition(
+      transitionFor(selectorRun(0, 1, 1), { kind: 'finished' }),
+      { observedGeneration: 1 },
+      { namespace: 'ns', name: 'd', uid: 'u', generation: 1 },
+    );
     // The hook returns at once: nothing to await, nothing thrown.
     expect(notifier.onTransition(written)).toBeUndefined();
     await notifier.close();

@@ -5,13 +5,14 @@ import {
   stuckMesh,
   waitForState,
   type Harness,
+  ALL_AT_ONCE,
 } from '../support/harness.js';
 
 describe('replacements that crash-loop forever', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness('crashloop', {
-      env: { READINESS_TIMEOUT_SECONDS: '2', POLL_INTERVAL_MS: '50' },
+      env: { ...ALL_AT_ONCE, READINESS_TIMEOUT_SECONDS: '2', POLL_INTERVAL_MS: '50' },
     });
   });
   afterAll(async () => h.close());

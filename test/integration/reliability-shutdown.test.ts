@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ALL_AT_ONCE,
   directive,
   eventually,
   startHarness,
@@ -12,7 +13,8 @@ describe('SIGTERM', () => {
   let h: Harness;
   const started: CliProcess[] = [];
   beforeAll(async () => {
-    h = await startHarness('sigterm', { worker: false });
+    // About shutdown: selector 0's pods all DELETEd at once (the Gloo agent's way), then a wait.
+    h = await startHarness('sigterm', { worker: false, env: ALL_AT_ONCE });
   });
   afterAll(async () => {
     for (const cli of started) await stopCli(cli);

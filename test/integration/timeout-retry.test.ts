@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, stuckMesh, waitForState, type Harness, TOKEN } from '../support/harness.js';
+import {
+  startHarness,
+  stuckMesh,
+  waitForState,
+  type Harness,
+  TOKEN,
+  ALL_AT_ONCE,
+} from '../support/harness.js';
 
 describe('replacements that never become Ready', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('timeout', { env: { READINESS_TIMEOUT_SECONDS: '2' } });
+    h = await startHarness('timeout', { env: { ...ALL_AT_ONCE, READINESS_TIMEOUT_SECONDS: '2' } });
   });
   afterAll(async () => h.close());
 

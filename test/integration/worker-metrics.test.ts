@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ALL_AT_ONCE,
   directive,
   eventually,
   startHarness,
@@ -12,7 +13,8 @@ describe('a worker-only process', () => {
   let h: Harness;
   let worker: CliProcess;
   beforeAll(async () => {
-    h = await startHarness('worker-ops', { worker: false });
+    // Counts DELETE requests: the Gloo agent's way of bouncing, set by name.
+    h = await startHarness('worker-ops', { worker: false, env: ALL_AT_ONCE });
     worker = startCli('work', { ...h.env, LOG_LEVEL: 'info' });
   });
   afterAll(async () => {

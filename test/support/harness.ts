@@ -8,6 +8,13 @@ import { REDIS_URL } from './redis.js';
 
 export const TOKEN = 'test-token-0123456789';
 
+/**
+ * The Gloo agent's behaviour (every chosen pod of a selector DELETEd at once), for tests about
+ * something else that count DELETEs or expect a selector's wait to be its waitForReplicas. The
+ * safe defaults (evict, 25%) are covered by batches, evict-default, pause-abort and the chaos test.
+ */
+export const ALL_AT_ONCE = { BOUNCE_MODE: 'delete', DEFAULT_MAX_UNAVAILABLE: '100%' } as const;
+
 export interface HarnessOptions {
   env?: Record<string, string>;
   /** Start a worker in this process (default true). */

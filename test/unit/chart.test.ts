@@ -470,14 +470,23 @@ describe('the CRD', () => {
     expect(version.subresources?.status).toEqual({});
   });
 
-  it('prints STATE, BOUNCED and AGE', () => {
+  it('prints STATE, READY, MESSAGE and AGE, and BOUNCED with -o wide', () => {
     const columns = version.additionalPrinterColumns ?? [];
-    expect(columns.map((c) => c.name.toUpperCase())).toEqual(['STATE', 'BOUNCED', 'AGE']);
+    expect(columns.map((c) => c.name.toUpperCase())).toEqual([
+      'STATE',
+      'READY',
+      'MESSAGE',
+      'AGE',
+      'BOUNCED',
+    ]);
     expect(columns.map((c) => c.jsonPath)).toEqual([
       '.status.state',
-      expect.stringMatching(/^\.status\.podsBounced/),
+      '.status.conditions[?(@.type=="Ready")].status',
+      '.status.conditions[?(@.type=="Ready")].message',
       '.metadata.creationTimestamp',
+      expect.stringMatching(/^\.status\.podsBounced/),
     ]);
+    expect(columns.map((c) => (c as { priority?: number }).priority ?? 0)).toEqual([0, 0, 0, 0, 1]);
   });
 });
 

@@ -1,24 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { Directive, DirectiveState } from '../../src/directive/types.js';
+import type { DirectiveState } from '../../src/directive/types.js';
 import { observeTransition, recordBuildInfo } from '../../src/metrics/directives.js';
 import { registry } from '../../src/metrics/registry.js';
-import { bouncing, finished } from '../../src/status/transitions.js';
+import { transitionFor } from '../../src/status/moments.js';
 import type { Transition } from '../../src/status/transitions.js';
+import { selectorRun, writtenTransition } from '../support/written.js';
 
 function written(name: string, state: DirectiveState, transition: Transition) {
-  const directive: Directive = {
-    apiVersion: 'internal.gloo.solo.io/v2',
-    kind: 'PodBounceDirective',
-    metadata: { namespace: 'ns', name, uid: `u-${name}`, generation: 1, resourceVersion: '1' },
-    spec: { podsToBounce: [] },
-    status: { observedGeneration: 1, state },
-  };
+  const target = { namespace: 'ns', name, uid: `u-${name}`, generation: 1 };
+  const result = writtenTransition(transition, { observedGeneration: 1 }, target);
   return {
-    target: { namespace: 'ns', name, uid: `u-${name}`, generation: 1 },
-    transition,
-    directive,
+    ...result,
+    directive: { ...result.directive, status: { observedGeneration: 1, state } },
   };
 }
+const bouncing = () => transitionFor(selectorRun(0, 2, 1), { kind: 'started' });
+const finished = () => transitionFor(selectorRun(1, 2, 1), { kind: 'finished' });
 
 async function values(
   metric: string,
@@ -29,8 +26,8 @@ async function values(
 
 describe('directive metrics from written transitions', () => {
   it('set 1 for the current state and 0 for the others, and when the run finished', async () => {
-    observeTransition(written('web', 'BOUNCING_PODS', bouncing(1, 0)), 1_000_000);
-    observeTransition(written('web', 'FINISHED', finished(1)), 2_000_000);
+    observeTransition(written('web', 'BOUNCING_PODS', bouncing()), 1_000_000);
+    observeTransition(written('web', 'FINISHED', finished()), 2_000_000);
     const states = (await values('pod_bouncer_directive_state')).filter(
       (v) => v.labels.name === 'web',
     );

@@ -1,25 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import type { Directive } from '../../src/directive/types.js';
 import { notificationOf, render } from '../../src/notify/message.js';
 import { notifyBackoff } from '../../src/notify/notifier.js';
-import { accepted, bouncing, failed, finished, podsChosen } from '../../src/status/transitions.js';
-import type { TransitionWritten } from '../../src/status/writer.js';
-import type { Transition } from '../../src/status/transitions.js';
+import type { DirectiveStatus } from '../../src/directive/types.js';
+import { transitionFor } from '../../src/status/moments.js';
+import { accepted, type Transition } from '../../src/status/transitions.js';
+import { selectorRun, writtenTransition } from '../support/written.js';
 
-const directive = (state: string, error = ''): Directive => ({
-  apiVersion: 'internal.gloo.solo.io/v2',
-  kind: 'PodBounceDirective',
-  metadata: { namespace: 'ns', name: 'd', uid: 'u-1', generation: 3, resourceVersion: '9' },
-  spec: { podsToBounce: [] },
-  status: { observedGeneration: 3, state: state as 'FAILED', error },
-});
-
-const written = (transition: Transition, state: string, error?: string): TransitionWritten => ({
-  target: { namespace: 'ns', name: 'd', uid: 'u-1', generation: 3, runKey: '1700000000000' },
-  transition,
-  directive: directive(state, error),
-});
+const TARGET = { namespace: 'ns', name: 'd', uid: 'u-1', generation: 3, runKey: '1700000000000' };
+const written = (transition: Transition, before: DirectiveStatus = { observedGeneration: 3 }) =>
+  writtenTransition(transition, before, TARGET);
+const started = (selector: number) => transitionFor(selectorRun(selector), { kind: 'started' });
+const finished = () => transitionFor(selectorRun(1), { kind: 'finished' });
+const failed = (selector: number, cause: string) =>
+  transitionFor(selectorRun(selector), { kind: 'failed', cause });
 
 describe('notification config', () => {
   it('is off without NOTIFY_URL or K_SINK, and NOTIFY_URL wins over K_SINK', () => {
@@ -46,39 +40,40 @@ describe('notification config', () => {
 
 describe('notificationOf', () => {
   it('gives the same id to every delivery of a transition, whenever it is made', () => {
-    const a = notificationOf(written(finished(3), 'FINISHED'), new Date(1));
-    const b = notificationOf(written(finished(3), 'FINISHED'), new Date(2));
+    const a = notificationOf(written(finished()), new Date(1));
+    const b = notificationOf(written(finished()), new Date(2));
     expect(a?.id).toBe(b?.id);
     expect(a?.id).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('gives distinct ids to distinct transitions, selectors and runs', () => {
     const ids = [
-      notificationOf(written(accepted(3, 2), 'PENDING')),
-      notificationOf(written(bouncing(3, 0), 'BOUNCING_PODS')),
-      notificationOf(written(failed(3, 0, 'timed out'), 'FAILED', 'selector 0: timed out')),
-      notificationOf(written(failed(3, 1, 'timed out'), 'FAILED', 'selector 1: timed out')),
-      notificationOf(written(finished(3), 'FINISHED')),
+      notificationOf(written(accepted(3, 2), {})),
+      notificationOf(written(started(0))),
+      notificationOf(written(failed(0, 'timed out'))),
+      notificationOf(written(failed(1, 'timed out'))),
+      notificationOf(written(finished())),
       notificationOf({
-        ...written(finished(3), 'FINISHED'),
-        target: { ...written(finished(3), 'FINISHED').target, runKey: '0' },
+        ...written(finished()),
+        target: { ...written(finished()).target, runKey: '0' },
       }),
     ].map((n) => n?.id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('names the type from the transition; an aborted failure is "aborted"; pods chosen is not told', () => {
-    expect(notificationOf(written(bouncing(3, 0), 'BOUNCING_PODS'))?.type).toBe(
-      'io.pod-bouncer.directive.bouncing',
+    expect(notificationOf(written(started(0)))?.type).toBe('io.pod-bouncer.directive.bouncing');
+    expect(notificationOf(written(transitionFor(selectorRun(1), { kind: 'aborted' })))?.type).toBe(
+      'io.pod-bouncer.directive.aborted',
     );
-    expect(
-      notificationOf(written(failed(3, 1, 'aborted'), 'FAILED', 'selector 1: aborted'))?.type,
-    ).toBe('io.pod-bouncer.directive.aborted');
-    expect(notificationOf(written(podsChosen(3, 0, ['p']), 'BOUNCING_PODS'))).toBeUndefined();
+    // Pods chosen while already bouncing changes no Ready reason: not a transition people are told.
+    const bouncing = written(started(0)).directive.status ?? {};
+    const chosen = transitionFor(selectorRun(0), { kind: 'chosen', names: ['p'] });
+    expect(notificationOf(written(chosen, bouncing))).toBeUndefined();
   });
 
   it('renders a valid structured CloudEvent, or Slack text', () => {
-    const notification = notificationOf(written(finished(3), 'FINISHED'))!;
+    const notification = notificationOf(written(finished()))!;
     const event = render(notification, 'cloudevents');
     expect(event.headers['content-type']).toMatch(/^application\/cloudevents\+json/);
     expect(JSON.parse(event.body)).toMatchObject({

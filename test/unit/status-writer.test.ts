@@ -6,7 +6,8 @@ import { KubeGateway } from '../../src/kube/gateway.js';
 import { createLogger } from '../../src/logger.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
-import { accepted, finished } from '../../src/status/transitions.js';
+import { transitionFor } from '../../src/status/moments.js';
+import { accepted } from '../../src/status/transitions.js';
 import { StatusWriter } from '../../src/status/writer.js';
 
 const NS = 'status';
@@ -45,7 +46,21 @@ describe('StatusWriter', () => {
     await kube.patchDirectiveStatus(stale, { state: 'PENDING', observedGeneration: 1 });
     sim.resetRequests();
 
-    expect(await writer.apply(target(created), finished(1), stale)).toBe('written');
+    expect(
+      await writer.apply(
+        target(created),
+        transitionFor(
+          {
+            generation: 1,
+            selectorIndex: 0,
+            selectorCount: 1,
+            selector: { namespace: 'ns', labels: {} },
+          },
+          { kind: 'finished' },
+        ),
+        stale,
+      ),
+    ).toBe('written');
     expect(statusPatches().map((r) => r.status)).toEqual([409, 200]);
     expect(sim.getDirective(NS, 'conflict')?.status).toMatchObject({
       state: 'FINISHED',

@@ -1,69 +1,166 @@
 import { describe, expect, it } from 'vitest';
-import { accepted, bouncing, failed, finished, podsChosen } from '../../src/status/transitions.js';
+import type { DirectiveStatus } from '../../src/directive/types.js';
+import { setCondition } from '../../src/status/conditions.js';
+import { transitionFor, type Moment, type RunRef } from '../../src/status/moments.js';
+import { accepted } from '../../src/status/transitions.js';
+
+const T0 = new Date('2026-11-29T12:00:00Z');
+const T1 = new Date('2026-11-29T12:00:07Z');
+const run: RunRef = {
+  generation: 3,
+  issuedAt: '2026-11-29T11:59:00.000Z',
+  selectorIndex: 1,
+  selectorCount: 3,
+  selector: { namespace: 'bookinfo', labels: { app: 'reviews' } },
+};
+
+function apply(current: DirectiveStatus, moment: Moment, now = T0): DirectiveStatus {
+  return { ...current, ...transitionFor(run, moment, now).patch(current) };
+}
+
+function condition(status: DirectiveStatus, type: string) {
+  return status.conditions?.find((c) => c.type === type);
+}
 
 describe('status transitions', () => {
   it('accepted resets a new generation to PENDING and leaves the current one alone', () => {
-    expect(accepted(3, 2).patch({ observedGeneration: 2, state: 'FINISHED' })).toEqual({
-      observedGeneration: 3,
-      issuedAt: null,
-      state: 'PENDING',
-      error: '',
-      podsBounced: [],
-    });
+    const patch = accepted(3, 2).patch({ observedGeneration: 2, state: 'FINISHED' });
+    expect(patch).toMatchObject({ observedGeneration: 3, state: 'PENDING', podsBounced: [] });
+    expect(condition(patch ?? {}, 'Ready')).toMatchObject({ status: 'False', reason: 'Pending' });
+    expect(condition(patch ?? {}, 'Reconciling')).toMatchObject({ status: 'True' });
     expect(accepted(3, 2).patch({ observedGeneration: 3, state: 'BOUNCING_PODS' })).toBeUndefined();
   });
 
   it('accepted starts a later issuance of the same generation afresh, once', () => {
     const later = '2026-11-29T13:00:00.000Z';
-    const current = {
+    const current: DirectiveStatus = {
       observedGeneration: 3,
       issuedAt: '2026-11-29T12:00:00.000Z',
-      state: 'FINISHED' as const,
+      state: 'FINISHED',
       podsBounced: [{ bouncedPods: ['a'] }],
     };
-    expect(accepted(3, 2, later).patch(current)).toEqual({
+    expect(accepted(3, 2, later).patch(current)).toMatchObject({
       observedGeneration: 3,
       issuedAt: later,
       state: 'PENDING',
       error: '',
       podsBounced: [],
     });
-    expect(
-      accepted(3, 2, later).patch({
-        observedGeneration: 3,
-        issuedAt: later,
-        state: 'BOUNCING_PODS',
-      }),
-    ).toBeUndefined();
+    const pending = { ...current, ...accepted(3, 2, later).patch(current) };
+    expect(accepted(3, 2, later).patch(pending)).toBeUndefined();
     // The worker of the later run, faster than the api: it starts the status afresh too.
-    expect(bouncing(3, 0, later).patch(current)).toMatchObject({
+    const laterRun: RunRef = { ...run, issuedAt: later };
+    expect(transitionFor(laterRun, { kind: 'started' }).patch(current)).toMatchObject({
       issuedAt: later,
       podsBounced: [],
+      state: 'BOUNCING_PODS',
     });
   });
 
-  it('bouncing clears a FAILED error on retry and is a no-op when already bouncing', () => {
-    expect(
-      bouncing(3, 1).patch({ observedGeneration: 3, state: 'FAILED', error: 'selector 1: x' }),
-    ).toEqual({ observedGeneration: 3, state: 'BOUNCING_PODS', error: '' });
-    expect(bouncing(3, 0).patch({ observedGeneration: 3, state: 'BOUNCING_PODS' })).toBeUndefined();
+  it("a new generation without an issuance drops the previous run's issuedAt", () => {
+    const current: DirectiveStatus = { observedGeneration: 2, issuedAt: T0.toISOString() };
+    expect(accepted(3, 1).patch(current)).toMatchObject({ issuedAt: null, state: 'PENDING' });
   });
 
-  it('podsChosen sets one index and keeps the others', () => {
-    const current = { observedGeneration: 3, podsBounced: [{ bouncedPods: ['a'] }] };
-    expect(podsChosen(3, 1, ['b', 'c']).patch(current)).toEqual({
+  it('started clears a FAILED error and Stalled on retry, and is a no-op when already bouncing', () => {
+    const failed = apply({}, { kind: 'failed', cause: 'timed out' });
+    expect(condition(failed, 'Stalled')).toMatchObject({ status: 'True', reason: 'Failed' });
+    const retried = apply(failed, { kind: 'started' });
+    expect(retried).toMatchObject({ state: 'BOUNCING_PODS', error: '' });
+    expect(condition(retried, 'Stalled')).toBeUndefined();
+    expect(condition(retried, 'Reconciling')?.status).toBe('True');
+    expect(transitionFor(run, { kind: 'started' }).patch(retried)).toBeUndefined();
+  });
+
+  it('chosen sets one index of podsBounced and keeps the others', () => {
+    const current = {
       observedGeneration: 3,
-      podsBounced: [{ bouncedPods: ['a'] }, { bouncedPods: ['b', 'c'] }],
-    });
-    expect(podsChosen(3, 0, ['a']).patch(current)).toBeUndefined();
+      issuedAt: run.issuedAt,
+      podsBounced: [{ bouncedPods: ['a'] }],
+    };
+    const next = apply(current, { kind: 'chosen', names: ['b', 'c'] });
+    expect(next.podsBounced).toEqual([{ bouncedPods: ['a'] }, { bouncedPods: ['b', 'c'] }]);
+    expect(condition(next, 'Ready')?.message).toBe(
+      'selector 2/3 (bookinfo app=reviews): 0/2 bounced',
+    );
+    expect(transitionFor(run, { kind: 'chosen', names: ['b', 'c'] }).patch(next)).toBeUndefined();
   });
 
-  it('failed names the selector first', () => {
-    expect(failed(3, 2, 'timed out').patch({})).toEqual({
-      observedGeneration: 3,
-      state: 'FAILED',
-      error: 'selector 2: timed out',
+  it('a selector that chooses nothing says so in a Warning Event and the message', () => {
+    const transition = transitionFor(run, { kind: 'chosen', names: [] });
+    expect(transition.event).toMatchObject({ type: 'Warning', reason: 'NoPodsChosen' });
+    expect(condition(apply({}, { kind: 'chosen', names: [] }), 'Ready')?.message).toMatch(
+      /no pod matches/,
+    );
+  });
+
+  it('says what a wait waits for, in one line', () => {
+    const waiting = apply({}, { kind: 'waiting', what: 'root cert sync (ConfigMap differs)' });
+    expect(condition(waiting, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'Waiting',
+      message:
+        'selector 2/3 (bookinfo app=reviews): waiting for root cert sync (ConfigMap differs)',
     });
-    expect(finished(3).patch({ observedGeneration: 3, state: 'FINISHED' })).toBeUndefined();
+    const batch = apply(
+      {},
+      {
+        kind: 'waiting',
+        counts: { bounced: 4, chosen: 10, ready: 2, wanted: 4 },
+      },
+    );
+    expect(condition(batch, 'Ready')?.message).toBe(
+      'selector 2/3 (bookinfo app=reviews): 4/10 bounced, 2/4 replacements Ready',
+    );
+    expect(transitionFor(run, { kind: 'waiting', what: 'x' }).event).toBeUndefined();
+  });
+
+  it('moves lastTransitionTime only when a condition status changes', () => {
+    const bouncing = apply({}, { kind: 'chosen', names: ['a'] }, T0);
+    const waiting = apply(bouncing, { kind: 'waiting', what: 'x' }, T1);
+    expect(condition(waiting, 'Ready')?.lastTransitionTime).toBe('2026-11-29T12:00:00Z');
+    const finished = apply(waiting, { kind: 'finished' }, T1);
+    expect(condition(finished, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Finished',
+      observedGeneration: 3,
+      lastTransitionTime: '2026-11-29T12:00:07Z',
+    });
+    expect(condition(finished, 'Reconciling')).toBeUndefined();
+    expect(condition(finished, 'Stalled')).toBeUndefined();
+    expect(finished.issuedAt).toBe(run.issuedAt);
+  });
+
+  it('aborted is FAILED with the cause "aborted" and Stalled reason Aborted', () => {
+    const aborted = apply({}, { kind: 'aborted' });
+    expect(aborted).toMatchObject({ state: 'FAILED', error: 'selector 1: aborted' });
+    expect(condition(aborted, 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'Aborted',
+      message: 'selector 1: aborted',
+    });
+    expect(condition(aborted, 'Ready')?.reason).toBe('Aborted');
+  });
+
+  it('paused and resumed swap the Ready reason', () => {
+    const counts = { bounced: 2, chosen: 10 };
+    const paused = apply({}, { kind: 'paused', counts });
+    expect(condition(paused, 'Ready')).toMatchObject({ reason: 'Paused' });
+    expect(condition(paused, 'Reconciling')?.status).toBe('True');
+    expect(condition(apply(paused, { kind: 'resumed', counts }), 'Ready')?.reason).toBe('Bouncing');
+  });
+
+  it('setCondition keeps the time of an unchanged status', () => {
+    const first = setCondition(
+      undefined,
+      { type: 'Ready', status: 'False', reason: 'A', message: '' },
+      T0,
+    );
+    const second = setCondition(
+      first,
+      { type: 'Ready', status: 'False', reason: 'B', message: 'm' },
+      T1,
+    );
+    expect(second[0]).toMatchObject({ reason: 'B', lastTransitionTime: '2026-11-29T12:00:00Z' });
   });
 });

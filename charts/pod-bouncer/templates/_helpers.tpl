@@ -130,14 +130,9 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
 */}}
 {{- define "pod-bouncer.redisEnv" -}}
 {{- $redis := .Values.redis -}}
-<<<<<<< HEAD
 {{- if or .Values.redisSentinel.enabled .Values.redisCluster.enabled -}}
 {{ include "pod-bouncer.redisTopologyEnv" . }}
 {{- else if $redis.builtin.enabled -}}
-{{- if $redis.builtin.auth.existingSecret -}}
-=======
-{{- if $redis.builtin.enabled -}}
->>>>>>> sec-bounds
 - name: REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
@@ -225,9 +220,7 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
   value: {{ $c.logLevel | quote }}
 - name: JOB_LOCK_MS
   value: {{ $c.jobLockMs | quote }}
-<<<<<<< HEAD
 {{- include "pod-bouncer.notifyEnv" . }}
-=======
 {{- with $c.allowedNamespaces }}
 - name: ALLOWED_NAMESPACES
   value: {{ join "," . | quote }}
@@ -238,7 +231,6 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
   value: {{ $c.maxSelectors | quote }}
 - name: RETENTION_DAYS
   value: {{ $c.retentionDays | quote }}
->>>>>>> sec-bounds
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}

@@ -1,29 +1,35 @@
+import type { BounceMode } from '../../directive/types.js';
+import { parseMaxUnavailable, resolveMaxUnavailable } from '../../directive/max-unavailable.js';
+import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
-import type { StepContext, StepOutcome } from '../context.js';
+import { planBatches, replacementsWanted } from '../batches.js';
+import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
+import { strategyFor } from '../modes/index.js';
+import { pausedNow } from '../run-control.js';
+import { readyReplacements } from './replacements.js';
+import { countsOf, pausedWait } from './waits.js';
+import { rollOwners } from '../modes/rollout.js';
 
-/** Deletions sent together; each batch is recorded as in flight before it is sent. */
-const BATCH_SIZE = 10;
 /**
- * Every batch rewrites the job's progress (all chosen uids), so a selector of n pods in batches
- * of 10 writes O(n²) bytes to Redis. Big selectors use bigger batches: at most this many.
+ * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
+ * Every chunk rewrites the job's progress (all chosen uids), so a big batch uses bigger chunks
+ * (at most 50 of them) to keep Redis writes linear in the pods.
  */
-const MAX_BATCHES = 50;
+const CHUNK = 10;
+const MAX_CHUNKS = 50;
 
-type Removal = 'done' | 'blocked';
+function modeOf(context: StepContext): BounceMode {
+  return context.data.selector.bounceMode ?? context.deps.settings.bounceMode;
+}
 
-async function remove(context: StepContext, pod: ChosenPod): Promise<Removal> {
-  const { kube, settings } = context.deps;
-  const namespace = context.data.selector.namespace;
-  if (settings.bounceMode === 'evict') {
-    const outcome = await kube.evictPod(namespace, pod.name, pod.uid);
-    return outcome === 'blocked' ? 'blocked' : 'done';
-  }
-  await kube.deletePod(namespace, pod.name, pod.uid);
-  return 'done';
+/** The selector's maxUnavailable as a pod count (its own value, else the configured default). */
+export function maxUnavailableOf(context: StepContext, chosen: number): number {
+  const own = parseMaxUnavailable(context.data.selector.maxUnavailable);
+  return resolveMaxUnavailable(own ?? context.deps.settings.defaultMaxUnavailable, chosen);
 }
 
 /**
- * A deletion that was in flight when a previous run died may have landed: look before sending it
+ * A bounce that was in flight when a previous run died may have landed: look before sending it
  * again. Gone, replaced (another uid) or terminating all mean it landed.
  */
 async function settleInFlight(context: StepContext, bounced: Set<string>): Promise<void> {
@@ -36,32 +42,101 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
   }
 }
 
+/** Sends one batch, chunk by chunk, recording each chunk in flight first. True if one was refused. */
+async function sendBatch(
+  context: StepContext,
+  batch: ChosenPod[],
+  bounced: Set<string>,
+): Promise<boolean> {
+  const strategy = strategyFor(
+    context.data.selector.bounceMode ?? context.deps.settings.bounceMode,
+  );
+  const size = Math.max(CHUNK, Math.ceil(batch.length / MAX_CHUNKS));
+  let blocked = false;
+  for (let start = 0; start < batch.length; start += size) {
+    const chunk = batch.slice(start, start + size);
+    await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
+    const outcomes = await Promise.all(chunk.map((pod) => strategy.bouncePod(context, pod)));
+    chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
+    // A batch sent ends the wait before it: the next gate's clock starts afresh.
+    await context.save({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
+    const done = chunk.filter((_, index) => outcomes[index] === 'done');
+    if (done.length > 0) {
+      await context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
+    }
+    blocked ||= outcomes.includes('blocked');
+  }
+  await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+  return blocked;
+}
+
+/** Before a batch after the first: the replacements of the pods bounced so far, less slack. */
+async function batchGate(
+  context: StepContext,
+  bounced: Set<string>,
+  limit: number,
+  nextBatch: number,
+): Promise<PendingWait | undefined> {
+  const chosen = context.progress.chosen ?? [];
+  const wanted = replacementsWanted(chosen, bounced, limit, nextBatch);
+  if (wanted === 0) return undefined;
+  const ready = (await readyReplacements(context)).length;
+  if (ready >= wanted) return undefined;
+  const { namespace, labels } = context.data.selector;
+  return {
+    what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
+    counts: { ...countsOf(context, bounced), ready, wanted },
+    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    wake: { kind: 'replicas', namespace, labels, wanted, exclude: chosen.map((pod) => pod.uid) },
+  };
+}
+
+function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
+  const namespace = context.data.selector.namespace;
+  return {
+    what: `eviction allowed by a PodDisruptionBudget in ${namespace}`,
+    status: 'a PodDisruptionBudget to allow eviction',
+    counts: countsOf(context, bounced),
+    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    wake: { kind: 'podReady', namespace },
+  };
+}
+
+/** The pods to bounce one by one: all chosen, or in rollout mode those without an owner to restart. */
+async function podsToBounce(
+  context: StepContext,
+  limit: number,
+): Promise<ChosenPod[] | { wait: PendingWait }> {
+  const chosen = context.progress.chosen ?? [];
+  if (modeOf(context) !== 'rollout') return chosen;
+  const rolled = await rollOwners(context, limit);
+  if ('wait' in rolled) return rolled;
+  // Pods without a restartable owner are evicted, in batches like any other.
+  return chosen.filter((pod) => rolled.ownerless.has(pod.uid));
+}
+
 /**
- * Deletes (or evicts) every chosen pod exactly once, guarded by its uid so that a replacement
- * reusing the name is never touched. Progress is persisted around every batch.
+ * Bounces every chosen pod exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3),
+ * each guarded by the pod's uid so that a replacement reusing the name is never touched. Before
+ * each batch: the replacements gate, the abort mark and the pause annotation. Progress is
+ * persisted around every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
+  const chosen = context.progress.chosen ?? [];
+  const limit = maxUnavailableOf(context, chosen.length);
+  const pods = await podsToBounce(context, limit);
+  if ('wait' in pods) return pods;
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
-  const pending = (context.progress.chosen ?? []).filter((pod) => !bounced.has(pod.uid));
-  const size = Math.max(BATCH_SIZE, Math.ceil(pending.length / MAX_BATCHES));
-  for (let start = 0; start < pending.length; start += size) {
-    const batch = pending.slice(start, start + size);
-    await context.save({ bounced: [...bounced], inFlight: batch.map((pod) => pod.uid) });
-    const outcomes = await Promise.all(batch.map((pod) => remove(context, pod)));
-    batch.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
-    await context.save({ bounced: [...bounced], inFlight: [] });
-    const done = batch.filter((_, index) => outcomes[index] === 'done');
-    if (done.length > 0) await context.note(`bounced ${done.map((pod) => pod.name).join(', ')}`);
-    if (outcomes.includes('blocked')) {
-      return {
-        wait: {
-          what: `eviction allowed by a PodDisruptionBudget in ${context.data.selector.namespace}`,
-          timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
-          wake: { kind: 'podReady', namespace: context.data.selector.namespace },
-        },
-      };
-    }
+  for (const planned of planBatches(pods, limit)) {
+    const batch = planned.filter((pod) => !bounced.has(pod.uid));
+    if (batch.length === 0) continue;
+    const gate =
+      bounced.size > 0 ? await batchGate(context, bounced, limit, batch.length) : undefined;
+    if (gate !== undefined) return { wait: gate };
+    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    if (pausedNow(context)) return { wait: pausedWait(context, bounced) };
+    if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
   }
-  return { next: 'waitForReplicas' };
+  return DONE;
 }

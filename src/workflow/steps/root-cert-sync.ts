@@ -1,4 +1,4 @@
-import type { StepContext, StepOutcome } from '../context.js';
+import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { digestOf } from '../wakeups.js';
 
 /**
@@ -8,7 +8,7 @@ import { digestOf } from '../wakeups.js';
  */
 export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
   const sync = context.data.selector.rootCertSync;
-  if (sync === undefined) return { next: 'select' };
+  if (sync === undefined) return DONE;
   const { kube, settings } = context.deps;
   // The ConfigMap from the shared watch when synced; the Secret is only ever read by name.
   const watched = context.deps.view?.configMapKey(sync.configMapRef, sync.configMapKey);
@@ -22,17 +22,18 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
     await context.note(
       `root cert of ${sync.configMapRef.namespace}/${sync.configMapRef.name} matches secret ${sync.secretRef.namespace}/${sync.secretRef.name}`,
     );
-    return { next: 'select' };
+    return DONE;
   }
   const missing =
     secret === undefined
-      ? 'secret key missing'
+      ? 'Secret key missing'
       : configMap === undefined
-        ? 'configmap key missing'
-        : 'differs';
+        ? 'ConfigMap key missing'
+        : 'ConfigMap differs';
   return {
     wait: {
       what: `root cert in configmap ${sync.configMapRef.namespace}/${sync.configMapRef.name} key ${sync.configMapKey} to match secret ${sync.secretRef.namespace}/${sync.secretRef.name} key ${sync.secretKey} (${missing})`,
+      status: `root cert sync (${missing})`,
       timeoutSeconds: settings.rootCertSyncTimeoutSeconds,
       ...(secret === undefined
         ? {}

@@ -1,7 +1,6 @@
-import { bouncing, podsChosen } from '../../status/transitions.js';
 import type { PodInfo } from '../../kube/pods.js';
-import { combined } from '../combined-transition.js';
-import type { StepContext, StepOutcome } from '../context.js';
+import type { ChosenPod } from '../../queue/selector-job.js';
+import { DONE, type StepContext, type StepOutcome } from '../context.js';
 
 /**
  * A pod needs bouncing unless it is already terminating or was created at or after `issuedAt`
@@ -13,8 +12,12 @@ export function needsBounce(pod: PodInfo, issuedAt: Date | undefined): boolean {
   return issuedAt === undefined || pod.createdAt.getTime() < issuedAt.getTime();
 }
 
+function toChosen({ name, uid, owner }: PodInfo): ChosenPod {
+  return owner === undefined ? { name, uid } : { name, uid, owner };
+}
+
 /**
- * Chooses the selector's pods once, records names and uids in the job and names in
+ * Chooses the selector's pods once, records names, uids and owners in the job and names in
  * `status.podsBounced[i]`, all before anything is deleted. A re-run reuses the recorded choice.
  */
 export async function select(context: StepContext): Promise<StepOutcome> {
@@ -23,33 +26,22 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   if (chosen === undefined) {
     const issuedAt = data.issuedAt === undefined ? undefined : new Date(data.issuedAt);
     const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
-    chosen = pods
-      .filter((pod) => needsBounce(pod, issuedAt))
-      .map(({ name, uid }) => ({ name, uid }));
+    chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(toChosen);
     await context.save({ chosen, bounced: [], inFlight: [] });
     const skipped = pods.length - chosen.length;
     await context.note(
       `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
     );
   }
-  const names = chosen.map((pod) => pod.name);
-  const { namespace, name, uid } = data.directive;
   // The write carries the cached resourceVersion: a stale cache costs a 409 and a re-read.
-  const written = await deps.status.apply(
-    { namespace, name, uid, generation: data.generation },
-    combined(
-      bouncing(data.generation, data.selectorIndex, data.issuedAt),
-      podsChosen(data.generation, data.selectorIndex, names),
-    ),
-    deps.directives?.peek(data.directive),
-  );
+  const written = await context.report({ kind: 'chosen', names: chosen.map((pod) => pod.name) });
   if (written === 'stale' || written === 'gone') {
     // Superseded or deleted since this run began: the old chain bounces nothing more.
     await context.save({ chosen: [] });
     await context.note(
       `directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`,
     );
-    return { next: 'done' };
+    return { end: written === 'gone' ? 'directive-deleted' : 'superseded' };
   }
-  return { next: 'bounce' };
+  return DONE;
 }

@@ -1,4 +1,5 @@
-import type { StepContext, StepOutcome } from '../context.js';
+import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { readyReplacements } from './replacements.js';
 
 /**
  * Waits until at least `waitForReplicas` pods match the selector, are Ready, are not
@@ -8,29 +9,31 @@ import type { StepContext, StepOutcome } from '../context.js';
 export async function waitForReplicas(context: StepContext): Promise<StepOutcome> {
   const { selector } = context.data;
   const wanted = selector.waitForReplicas;
-  if (wanted === 0) return { next: 'done' };
-  const bounced = new Set((context.progress.chosen ?? []).map((pod) => pod.uid));
-  // From the shared pod watch when it is synced: a re-check then costs no API request.
-  const pods =
-    context.deps.view?.pods(selector.namespace, selector.labels) ??
-    (await context.deps.kube.listPods(selector.namespace, selector.labels));
-  const ready = pods.filter((pod) => pod.ready && !pod.terminating && !bounced.has(pod.uid));
+  if (wanted === 0) return DONE;
+  const ready = await readyReplacements(context);
   if (ready.length >= wanted) {
     await context.note(
       `${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`,
     );
-    return { next: 'done' };
+    return DONE;
   }
+  const chosen = context.progress.chosen ?? [];
   return {
     wait: {
       what: `${wanted} Ready replacement pod(s) in ${selector.namespace} (${ready.length} so far)`,
+      counts: {
+        bounced: context.progress.bounced?.length ?? 0,
+        chosen: chosen.length,
+        ready: ready.length,
+        wanted,
+      },
       timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
       wake: {
         kind: 'replicas',
         namespace: selector.namespace,
         labels: selector.labels,
         wanted,
-        exclude: [...bounced],
+        exclude: chosen.map((pod) => pod.uid),
       },
     },
   };

@@ -1,0 +1,266 @@
+import type { DirectiveStatus, PodSelector } from '../directive/types.js';
+import type { DirectiveEvent } from '../kube/gateway.js';
+import { transition, type DesiredStatus, type Transition } from './transitions.js';
+
+/** The run a selector job belongs to, as the status describes it. */
+export interface RunRef {
+  generation: number;
+  issuedAt?: string;
+  selectorIndex: number;
+  selectorCount: number;
+  selector: Pick<PodSelector, 'namespace' | 'labels'>;
+}
+
+/** Where a selector's bouncing stands: pods bounced of chosen, replacements Ready of wanted. */
+export interface Counts {
+  bounced: number;
+  chosen: number;
+  ready?: number;
+  wanted?: number;
+}
+
+/**
+ * What happened in a selector job, as the workflow reports it. Which status that means (state,
+ * conditions, Event) is decided here and only here.
+ */
+export type Moment =
+  | { kind: 'started' }
+  | { kind: 'chosen'; names: string[] }
+  | { kind: 'batchBounced'; counts: Counts }
+  | { kind: 'waiting'; what?: string; counts?: Counts; paused?: boolean }
+  | { kind: 'paused'; counts: Counts }
+  | { kind: 'resumed'; counts: Counts }
+  | { kind: 'finished' }
+  | { kind: 'failed'; cause: string }
+  | { kind: 'aborted' };
+
+/** Moments that only refresh a message: written at most every 2 s per directive, with no Event. */
+export function isProgressOnly(moment: Moment): boolean {
+  return moment.kind === 'batchBounced' || moment.kind === 'waiting';
+}
+
+/** Moments after which the run says nothing more. */
+export function isFinal(moment: Moment): boolean {
+  return moment.kind === 'finished' || moment.kind === 'failed' || moment.kind === 'aborted';
+}
+
+/** "selector 2/3 (bookinfo app=reviews)" */
+export function selectorLabel(run: RunRef): string {
+  const labels = Object.entries(run.selector.labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const where = labels === '' ? run.selector.namespace : `${run.selector.namespace} ${labels}`;
+  return `selector ${run.selectorIndex + 1}/${run.selectorCount} (${where})`;
+}
+
+/** "4/10 bounced, 2/4 replacements Ready" */
+export function countsLabel(counts: Counts): string {
+  const bounced = `${counts.bounced}/${counts.chosen} bounced`;
+  if (counts.wanted === undefined || counts.wanted === 0) return bounced;
+  return `${bounced}, ${counts.ready ?? 0}/${counts.wanted} replacements Ready`;
+}
+
+function base(run: RunRef): Pick<DesiredStatus, 'generation' | 'issuedAt'> {
+  return {
+    generation: run.generation,
+    ...(run.issuedAt === undefined ? {} : { issuedAt: run.issuedAt }),
+  };
+}
+
+function bouncingStatus(run: RunRef, reason: string, message: string): DesiredStatus {
+  return {
+    ...base(run),
+    state: 'BOUNCING_PODS',
+    error: '',
+    ready: { status: 'False', reason, message: `${selectorLabel(run)}: ${message}` },
+    reconciling: true,
+  };
+}
+
+/** A run already BOUNCING_PODS without a failure keeps its message: "started" changes nothing. */
+function notYetBouncing(current: DirectiveStatus, fresh: boolean): boolean {
+  return fresh || current.state !== 'BOUNCING_PODS' || (current.error ?? '') !== '';
+}
+
+function endedStatus(run: RunRef, reason: 'Failed' | 'Aborted', cause: string): DesiredStatus {
+  const error = `selector ${run.selectorIndex}: ${cause}`;
+  return {
+    ...base(run),
+    state: 'FAILED',
+    error,
+    ready: { status: 'False', reason, message: error },
+    reconciling: false,
+    stalled: reason,
+  };
+}
+
+type Builder<K extends Moment['kind']> = (
+  run: RunRef,
+  moment: Extract<Moment, { kind: K }>,
+  now: Date,
+) => Transition;
+
+function announced(
+  describe: string,
+  desired: DesiredStatus,
+  now: Date,
+  event?: { reason: string; message?: string; warning?: boolean },
+): Transition {
+  return transition(
+    describe,
+    desired,
+    event === undefined
+      ? undefined
+      : {
+          type: event.warning === true ? 'Warning' : 'Normal',
+          reason: event.reason,
+          message: event.message ?? desired.ready.message,
+        },
+    now,
+  );
+}
+
+function waiting(run: RunRef, moment: Extract<Moment, { kind: 'waiting' }>, now: Date): Transition {
+  const paused = moment.paused === true;
+  const parts = [
+    paused ? 'paused' : undefined,
+    moment.counts === undefined ? undefined : countsLabel(moment.counts),
+    moment.what === undefined ? undefined : `waiting for ${moment.what}`,
+  ].filter((part) => part !== undefined);
+  return {
+    ...announced(
+      'waiting',
+      bouncingStatus(run, paused ? 'Paused' : 'Waiting', parts.join('; ')),
+      now,
+    ),
+    // A wait before any pod was chosen (the root cert gate) is also the run's start: its Event.
+    eventFor: (before) =>
+      notYetBouncing(before, before.observedGeneration !== run.generation)
+        ? startEvent(run)
+        : undefined,
+  };
+}
+
+function startEvent(run: RunRef): DirectiveEvent {
+  return {
+    type: 'Normal',
+    reason: 'Bouncing',
+    message: `Bouncing pods of generation ${run.generation}, starting at selector ${run.selectorIndex}.`,
+  };
+}
+
+/** Each moment's transition (DESIGN §4, status table). */
+const BUILDERS: { [K in Moment['kind']]: Builder<K> } = {
+  started: (run, _moment, now) =>
+    announced(
+      'started',
+      { ...bouncingStatus(run, 'Bouncing', 'started'), onlyIf: notYetBouncing },
+      now,
+      {
+        reason: 'Bouncing',
+        message: `Bouncing pods of generation ${run.generation}, starting at selector ${run.selectorIndex}.`,
+      },
+    ),
+  chosen: (run, moment, now) => chosen(run, moment.names, now),
+  batchBounced: (run, moment, now) =>
+    announced('batch bounced', bouncingStatus(run, 'Bouncing', countsLabel(moment.counts)), now),
+  waiting,
+  paused: (run, moment, now) =>
+    announced(
+      'paused',
+      bouncingStatus(run, 'Paused', `paused (${countsLabel(moment.counts)})`),
+      now,
+      {
+        reason: 'Paused',
+      },
+    ),
+  resumed: (run, moment, now) =>
+    announced(
+      'resumed',
+      bouncingStatus(run, 'Bouncing', `resumed (${countsLabel(moment.counts)})`),
+      now,
+      { reason: 'Resumed' },
+    ),
+  finished: (run, _moment, now) => finished(run, now),
+  failed: (run, moment, now) =>
+    announced('failed', endedStatus(run, 'Failed', moment.cause), now, {
+      reason: 'Failed',
+      warning: true,
+    }),
+  aborted: (run, _moment, now) =>
+    announced('aborted', endedStatus(run, 'Aborted', 'aborted'), now, {
+      reason: 'Aborted',
+      warning: true,
+    }),
+};
+
+/**
+ * The transition a moment is (DESIGN §4, status table). `now` fixes lastTransitionTime, so that a
+ * re-applied transition (after a 409) writes the same thing.
+ */
+export function transitionFor(run: RunRef, moment: Moment, now: Date = new Date()): Transition {
+  const build = BUILDERS[moment.kind] as Builder<Moment['kind']>;
+  return build(run, moment, now);
+}
+
+function chosen(run: RunRef, names: string[], now: Date): Transition {
+  const none = names.length === 0;
+  const message = none
+    ? 'no pod matches; nothing to bounce'
+    : countsLabel({ bounced: 0, chosen: names.length });
+  const desired: DesiredStatus = {
+    ...bouncingStatus(run, 'Bouncing', message),
+    podsBounced: { index: run.selectorIndex, names },
+  };
+  const event = none
+    ? {
+        type: 'Warning' as const,
+        reason: 'NoPodsChosen',
+        message: `${selectorLabel(run)}: no pod matches the selector (or every match is terminating or newer than issuedAt); nothing bounced.`,
+      }
+    : {
+        type: 'Normal' as const,
+        reason: 'PodsSelected',
+        message: `Selector ${run.selectorIndex}: bouncing ${names.length} pod(s): ${preview(names)}.`,
+      };
+  return {
+    ...transition('chosen', desired, event, now),
+    // The first selector's choice is also the run's start: one write, one Event that tells both.
+    eventFor: (before) =>
+      notYetBouncing(before, before.observedGeneration !== run.generation)
+        ? {
+            type: event.type,
+            reason: 'Bouncing',
+            message: `Bouncing pods of generation ${run.generation}, starting at selector ${run.selectorIndex}. ${event.message}`,
+          }
+        : event,
+  };
+}
+
+function finished(run: RunRef, now: Date): Transition {
+  return transition(
+    'finished',
+    {
+      ...base(run),
+      state: 'FINISHED',
+      error: '',
+      ready: {
+        status: 'True',
+        reason: 'Finished',
+        message: `all ${run.selectorCount} selector(s) bounced`,
+      },
+      reconciling: false,
+    },
+    {
+      type: 'Normal',
+      reason: 'Finished',
+      message: `Every selector of generation ${run.generation} has been bounced.`,
+    },
+    now,
+  );
+}
+
+function preview(names: string[]): string {
+  const shown = names.slice(0, 10).join(', ');
+  return names.length > 10 ? `${shown} and ${names.length - 10} more` : shown;
+}

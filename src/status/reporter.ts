@@ -1,0 +1,45 @@
+import type { Directive, ObjectRef } from '../directive/types.js';
+import { isFinal, isProgressOnly, transitionFor, type Moment, type RunRef } from './moments.js';
+import type { StatusWriter, WriteOutcome } from './writer.js';
+
+/** Progress messages are written at most this often per directive. */
+export const PROGRESS_WRITE_INTERVAL_MS = 2000;
+
+export type Target = ObjectRef & { uid: string; generation: number; runKey?: string };
+
+/**
+ * The one door from the workflow to the status: a step reports a moment, this turns it into a
+ * transition (moments.ts) and writes it (StatusWriter). Progress-only moments (a batch bounced, a
+ * wait's counts) are dropped when the directive was written less than 2 s ago: the next re-check
+ * reports them again, so the message is late at most by that, and a busy wait costs no API budget.
+ * The clock is per process; N workers write at most N messages per interval, each for its own job.
+ */
+export class StatusReporter {
+  private readonly lastWrite = new Map<string, number>();
+
+  constructor(
+    private readonly writer: StatusWriter,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async report(
+    target: Target,
+    run: RunRef,
+    moment: Moment,
+    lastRead?: Directive,
+  ): Promise<WriteOutcome | 'deferred'> {
+    const now = this.now();
+    if (isProgressOnly(moment)) {
+      const last = this.lastWrite.get(target.uid);
+      if (last !== undefined && now - last < PROGRESS_WRITE_INTERVAL_MS) return 'deferred';
+    }
+    const outcome = await this.writer.apply(
+      target,
+      transitionFor(run, moment, new Date(now)),
+      lastRead,
+    );
+    if (isFinal(moment)) this.lastWrite.delete(target.uid);
+    else if (outcome === 'written') this.lastWrite.set(target.uid, now);
+    return outcome;
+  }
+}

@@ -1,0 +1,60 @@
+import type { ChosenPod } from '../queue/selector-job.js';
+
+/** A StatefulSet pod's ordinal (the number after its set's name), or undefined. */
+function ordinalOf(pod: ChosenPod): number | undefined {
+  if (pod.owner?.kind !== 'StatefulSet') return undefined;
+  const suffix = pod.name.slice(pod.owner.name.length + 1);
+  return pod.name.startsWith(`${pod.owner.name}-`) && /^\d+$/.test(suffix)
+    ? Number(suffix)
+    : undefined;
+}
+
+/**
+ * The order pods are bounced in: the chosen order, except that the pods of each StatefulSet take
+ * that set's places in descending ordinal order, as its own rolling update would.
+ */
+export function bounceOrder(chosen: readonly ChosenPod[]): ChosenPod[] {
+  const bySet = new Map<string, ChosenPod[]>();
+  for (const pod of chosen) {
+    if (ordinalOf(pod) === undefined) continue;
+    const key = pod.owner?.name ?? '';
+    bySet.set(key, [...(bySet.get(key) ?? []), pod]);
+  }
+  for (const pods of bySet.values()) {
+    pods.sort((a, b) => (ordinalOf(b) ?? 0) - (ordinalOf(a) ?? 0));
+  }
+  return chosen.map((pod) => {
+    if (ordinalOf(pod) === undefined) return pod;
+    return bySet.get(pod.owner?.name ?? '')?.shift() ?? pod;
+  });
+}
+
+/**
+ * The batches a selector's chosen pods are bounced in: `maxUnavailable` pods each (the last may
+ * be smaller), in bounce order. Pure and deterministic, so a re-run after a crash, a dry run and
+ * the status all see the same plan.
+ */
+export function planBatches(chosen: readonly ChosenPod[], maxUnavailable: number): ChosenPod[][] {
+  const size = Math.max(1, Math.floor(maxUnavailable));
+  const ordered = bounceOrder(chosen);
+  const batches: ChosenPod[][] = [];
+  for (let start = 0; start < ordered.length; start += size) {
+    batches.push(ordered.slice(start, start + size));
+  }
+  return batches;
+}
+
+/**
+ * Ready replacements to wait for before sending a batch of `nextBatch` pods: every bounced pod
+ * that had a controller owner should be back, less what the next batch may still take down
+ * without going over `maxUnavailable`. Bare pods are never replaced, so they do not count.
+ */
+export function replacementsWanted(
+  chosen: readonly ChosenPod[],
+  bounced: ReadonlySet<string>,
+  maxUnavailable: number,
+  nextBatch: number,
+): number {
+  const owned = chosen.filter((pod) => pod.owner !== undefined && bounced.has(pod.uid)).length;
+  return Math.max(0, owned - (maxUnavailable - nextBatch));
+}

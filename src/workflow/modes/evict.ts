@@ -1,0 +1,17 @@
+import type { BounceStrategy } from './mode.js';
+
+/**
+ * `evict`: the Eviction API with the same uid guard, so PodDisruptionBudgets are honoured; a 429
+ * is `blocked` (the step waits, woken by the pods' changes, and tries again).
+ */
+export const evictMode: BounceStrategy = {
+  mode: 'evict',
+  async bouncePod(context, pod) {
+    const outcome = await context.deps.kube.evictPod(
+      context.data.selector.namespace,
+      pod.name,
+      pod.uid,
+    );
+    return outcome === 'blocked' ? 'blocked' : 'done';
+  },
+};

@@ -1,0 +1,151 @@
+import { AbortedError, PermanentError } from '../../errors.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import { OwnerGateway, type RolloutOwner } from '../../kube/owners.js';
+import type { PendingWait, StepContext } from '../context.js';
+import { pausedNow } from '../run-control.js';
+import { countsOf, pausedWait } from '../steps/waits.js';
+
+const gateways = new WeakMap<KubeGateway, OwnerGateway>();
+
+function ownersOf(context: StepContext): OwnerGateway {
+  let owners = gateways.get(context.deps.kube);
+  if (owners === undefined) {
+    owners = new OwnerGateway(context.deps.kube);
+    gateways.set(context.deps.kube, owners);
+  }
+  return owners;
+}
+
+const keyOf = (owner: RolloutOwner): string => `${owner.kind}/${owner.name}`;
+
+function parseKey(key: string): RolloutOwner {
+  const [kind, name] = key.split('/') as [RolloutOwner['kind'], string];
+  return { kind, name };
+}
+
+/** Each chosen pod's restartable owner, resolved once and persisted (a ReplicaSet read per set). */
+async function podOwners(context: StepContext): Promise<Record<string, string | null>> {
+  if (context.progress.podOwners !== undefined) return context.progress.podOwners;
+  const namespace = context.data.selector.namespace;
+  const byController = new Map<string, RolloutOwner | undefined>();
+  const result: Record<string, string | null> = {};
+  for (const pod of context.progress.chosen ?? []) {
+    if (pod.owner === undefined) {
+      result[pod.uid] = null;
+      continue;
+    }
+    const controller = `${pod.owner.kind}/${pod.owner.name}`;
+    if (!byController.has(controller)) {
+      byController.set(controller, await ownersOf(context).ownerOf(namespace, pod.owner));
+    }
+    const owner = byController.get(controller);
+    result[pod.uid] = owner === undefined ? null : keyOf(owner);
+  }
+  await context.save({ podOwners: result });
+  return result;
+}
+
+/** The run's restartedAt: its issuedAt, or when it was accepted. The same value on every re-run. */
+function restartedAt(context: StepContext): string {
+  return context.data.issuedAt ?? context.acceptedAt;
+}
+
+/**
+ * Reads the owners restarted so far (and one whose restart was in flight: landed if its template
+ * carries this run's restartedAt) and records which rollouts are complete.
+ */
+async function checkRolling(
+  context: StepContext,
+  restarted: Set<string>,
+  done: Set<string>,
+): Promise<string | undefined> {
+  const namespace = context.data.selector.namespace;
+  const inFlight = (context.progress.ownersRestarting ?? []).filter((key) => !restarted.has(key));
+  let message: string | undefined;
+  for (const key of [...inFlight, ...restarted]) {
+    if (done.has(key)) continue;
+    const { restartedAt: value, state } = await ownersOf(context).rollout(namespace, parseKey(key));
+    if (!restarted.has(key) && value !== restartedAt(context)) continue; // never landed
+    restarted.add(key);
+    if (state.error !== undefined) throw new PermanentError(`${key}: ${state.error}`);
+    if (state.done) done.add(key);
+    else message ??= `${key}: ${state.message}`;
+  }
+  await context.save({
+    ownersRestarted: [...restarted],
+    ownersDone: [...done],
+    ownersRestarting: [],
+  });
+  return message;
+}
+
+/**
+ * Restarts owners while fewer than `limit` roll, each once per run: recorded before its patch
+ * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run.
+ */
+async function advance(
+  context: StepContext,
+  keys: string[],
+  limit: number,
+): Promise<{ rolling: string[]; message?: string } | { wait: PendingWait }> {
+  const restarted = new Set(context.progress.ownersRestarted ?? []);
+  const done = new Set(context.progress.ownersDone ?? []);
+  const message = await checkRolling(context, restarted, done);
+  const rolling = [...restarted].filter((key) => !done.has(key));
+  for (const key of keys.filter((candidate) => !restarted.has(candidate))) {
+    if (rolling.length >= limit) break;
+    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    if (pausedNow(context)) return { wait: pausedWait(context, bouncedBy(context, done)) };
+    await context.save({ ownersRestarting: [key] });
+    await ownersOf(context).restart(
+      context.data.selector.namespace,
+      parseKey(key),
+      restartedAt(context),
+    );
+    restarted.add(key);
+    await context.save({ ownersRestarted: [...restarted], ownersRestarting: [] });
+    await context.note(`rollout restart of ${key} (restartedAt ${restartedAt(context)})`);
+    rolling.push(key);
+  }
+  return message === undefined ? { rolling } : { rolling, message };
+}
+
+/** Chosen pods whose owner's rollout is complete count as bounced. */
+function bouncedBy(context: StepContext, done: Set<string>): Set<string> {
+  const owners = context.progress.podOwners ?? {};
+  const bounced = new Set(context.progress.bounced ?? []);
+  for (const [uid, key] of Object.entries(owners))
+    if (key !== null && done.has(key)) bounced.add(uid);
+  return bounced;
+}
+
+/**
+ * `bounceMode: rollout` (DESIGN §4 step 3): the chosen pods' owners are restarted as
+ * `kubectl rollout restart` does, at most `limit` rolling at once; the owners' own strategies
+ * replace the pods. Resolves with the pods that have no such owner (to be evicted) once every
+ * owner's rollout is complete, or with a wait woken by the namespace's pod changes.
+ */
+export async function rollOwners(
+  context: StepContext,
+  limit: number,
+): Promise<{ wait: PendingWait } | { ownerless: Set<string> }> {
+  const owners = await podOwners(context);
+  const keys = [...new Set(Object.values(owners).filter((key) => key !== null))].sort();
+  const ownerless = new Set(Object.keys(owners).filter((uid) => owners[uid] === null));
+  const step = await advance(context, keys, limit);
+  if ('wait' in step) return step;
+  const done = new Set(context.progress.ownersDone ?? []);
+  const bounced = bouncedBy(context, done);
+  await context.save({ bounced: [...bounced] });
+  if (keys.every((key) => done.has(key))) return { ownerless };
+  const namespace = context.data.selector.namespace;
+  return {
+    wait: {
+      what: `rollout of ${step.rolling.join(', ')} to complete${step.message === undefined ? '' : ` (${step.message})`}`,
+      status: `rollout of ${step.rolling.join(', ')}`,
+      counts: countsOf(context, bounced),
+      timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+      wake: { kind: 'podReady', namespace },
+    },
+  };
+}

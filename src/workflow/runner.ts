@@ -1,0 +1,64 @@
+import { DelayedError, type Job } from 'bullmq';
+import { WaitTimeoutError } from '../errors.js';
+import { observeStepDone } from '../metrics/workflow.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
+import type { PendingWait, StepContext } from './context.js';
+import { nextStep, stepFunction, stepPercent } from './steps/index.js';
+
+/**
+ * Runs the job's steps from where its progress says, in the declared order: a step that is done
+ * hands over to the next, a step that must wait parks the job (DelayedError), a step that finds
+ * the run gone ends the job. Returns how the job ended when it did not wait.
+ */
+export async function runSteps(
+  context: StepContext,
+  job: Job<SelectorJobData>,
+  token?: string,
+): Promise<'done' | 'superseded' | 'directive-deleted'> {
+  while (context.progress.step !== 'done') {
+    const step = context.progress.step;
+    const outcome = await stepFunction(step)(context);
+    if ('end' in outcome) return outcome.end;
+    if ('wait' in outcome) return waitLater(context, job, outcome.wait, token);
+    observeStepDone(step, context.data, context.progress);
+    const next = nextStep(step);
+    await context.save({ step: next, waitStartedAt: undefined });
+    await job.updateProgress(stepPercent(next));
+    context.log.info({ step: next }, 'selector step reached');
+  }
+  return 'done';
+}
+
+/** Time this wait has run, not counting the time the directive has been paused. */
+function waited(context: StepContext, now: number): number {
+  const startedAt = context.progress.waitStartedAt ?? now;
+  const paused = context.progress.pausedAt === undefined ? 0 : now - context.progress.pausedAt;
+  return Math.max(0, now - startedAt - paused);
+}
+
+/** Parks the job as delayed until the next re-check, or fails it when its wait has timed out. */
+async function waitLater(
+  context: StepContext,
+  job: Job<SelectorJobData>,
+  wait: PendingWait,
+  token?: string,
+): Promise<never> {
+  const now = Date.now();
+  if (wait.timeoutSeconds !== undefined && waited(context, now) >= wait.timeoutSeconds * 1000) {
+    throw new WaitTimeoutError(`timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`);
+  }
+  if (context.progress.waitStartedAt === undefined) {
+    await context.save({ waitStartedAt: now });
+    await context.note(`waiting for ${wait.what}`);
+  }
+  await context.report({
+    kind: 'waiting',
+    ...(wait.status === undefined ? {} : { what: wait.status }),
+    ...(wait.counts === undefined ? {} : { counts: wait.counts }),
+    paused: context.progress.pausedAt !== undefined,
+  });
+  await job.moveToDelayed(now + context.deps.settings.pollIntervalMs, token);
+  // Parked first, registered second: a wake-up can only find the job already delayed.
+  if (wait.wake !== undefined) context.deps.wakeups?.park(job, wait.wake);
+  throw new DelayedError();
+}

@@ -1,0 +1,17 @@
+import type { Counts } from '../../status/moments.js';
+import type { PendingWait, StepContext } from '../context.js';
+
+export function countsOf(context: StepContext, bounced: Set<string>): Counts {
+  return { bounced: bounced.size, chosen: context.progress.chosen?.length ?? 0 };
+}
+
+/** The wait of a paused directive: no timeout, woken when the annotation goes. */
+export function pausedWait(context: StepContext, bounced: Set<string>): PendingWait {
+  return {
+    what: 'the directive to be resumed',
+    status: 'resume',
+    counts: countsOf(context, bounced),
+    timeoutSeconds: undefined,
+    wake: { kind: 'resumed', ref: context.data.directive },
+  };
+}
