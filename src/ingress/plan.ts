@@ -9,6 +9,7 @@ import {
 import type { KubeGateway } from '../kube/gateway.js';
 import { needsBounce } from '../workflow/steps/select.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
+import { batchPlan, type BatchPlan } from './plan-batches.js';
 import type { AppDeps } from './deps.js';
 import {
   mapBounded,
@@ -34,7 +35,7 @@ export interface RootCertGate extends RootCertSync {
   reason?: string;
 }
 
-export interface SelectorPlan {
+export interface SelectorPlan extends BatchPlan {
   selectorIndex: number;
   namespace: string;
   labels: Record<string, string>;
@@ -85,16 +86,17 @@ async function rootCertGate(
 }
 
 async function planSelector(
-  kube: KubeGateway,
+  deps: Pick<AppDeps, 'kube' | 'config'>,
   selector: PodSelector,
   selectorIndex: number,
   issuedAt: Date | undefined,
 ): Promise<SelectorPlan> {
+  const { kube } = deps;
   const [pods, gate] = await Promise.all([
     kube.listPods(selector.namespace, selector.labels),
     selector.rootCertSync ? rootCertGate(kube, selector.rootCertSync) : undefined,
   ]);
-  const plan: SelectorPlan = {
+  const plan: Omit<SelectorPlan, keyof BatchPlan> = {
     selectorIndex,
     namespace: selector.namespace,
     labels: selector.labels,
@@ -112,7 +114,8 @@ async function planSelector(
         reason: pod.terminating ? 'terminating' : 'created at or after issuedAt',
       });
   }
-  return plan;
+  const chosen = pods.filter((pod) => needsBounce(pod, issuedAt));
+  return { ...plan, ...batchPlan(deps.config, selector, chosen) };
 }
 
 /** The spec to plan from, checked like ingest checks it, and who it belongs to in the cluster. */
@@ -154,7 +157,7 @@ export async function planEvent(
   const selectors = await mapBounded(
     target.spec.podsToBounce,
     PLAN_CONCURRENCY,
-    (selector, index) => planSelector(deps.kube, selector, index, event.issuedAt),
+    (selector, index) => planSelector(deps, selector, index, event.issuedAt),
   );
   return {
     dryRun: true,

@@ -128,6 +128,34 @@ describe('?dryRun=true', () => {
     expect(synced.body.selectors[0].pods).toHaveLength(4);
   });
 
+  it('shows the batches the worker would make: mode, maxUnavailable and pods per batch', async () => {
+    h.sim.addWorkload({
+      namespace: 'bookinfo',
+      name: 'db',
+      kind: 'StatefulSet',
+      labels: { app: 'db' },
+      replicas: 4,
+    });
+    const inline = directive('bookinfo', 'batched', [
+      // The defaults (evict, 25% of 4 = 1): four batches, StatefulSet ordinals descending.
+      { namespace: 'bookinfo', labels: { app: 'db' } },
+      { namespace: 'bookinfo', labels: { app: 'db' }, maxUnavailable: 2, bounceMode: 'delete' },
+      { namespace: 'bookinfo', labels: { app: 'db' }, maxUnavailable: '100%' },
+    ]);
+    const answer = await dryRun(JSON.stringify({ directive: inline }));
+    expect(answer.status).toBe(200);
+    const [byDefault, byTwo, allAtOnce] = answer.body.selectors;
+    expect(byDefault).toMatchObject({ bounceMode: 'evict', maxUnavailable: 1 });
+    expect(byDefault.batches).toEqual([['db-3'], ['db-2'], ['db-1'], ['db-0']]);
+    expect(byTwo).toMatchObject({ bounceMode: 'delete', maxUnavailable: 2 });
+    expect(byTwo.batches).toEqual([
+      ['db-3', 'db-2'],
+      ['db-1', 'db-0'],
+    ]);
+    expect(allAtOnce).toMatchObject({ maxUnavailable: 4 });
+    expect(allAtOnce.batches).toHaveLength(1);
+  });
+
   it('plans an inline directive from its spec without writing it', async () => {
     const answer = await dryRun(
       JSON.stringify({
