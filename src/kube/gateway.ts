@@ -22,26 +22,24 @@ import {
 import type { PodInfo } from './pods.js';
 import { KubeRequests, NO_RETRY } from './requests.js';
 import type { RetryPolicy } from './retry.js';
-import { TokenReviewClient, type ReviewedToken, type TokenReviews } from './token-reviews.js';
 
 export type { DeleteOutcome, EvictOutcome } from './pod-operations.js';
 export type { DirectiveEvent } from './directive-operations.js';
-export type { ReviewedToken } from './token-reviews.js';
 
 /**
  * The only door to the Kubernetes API, one per process. Every call is rate limited, counted and
  * its failures are mapped to the project's errors (404 → NotFoundError, 409 → ConflictError,
  * 429/5xx/network → TransientError, anything else → PermanentError); transient failures are
  * retried a few times inside the call before the caller sees them (`requests.ts`). The calls
- * themselves live with their concern: pods, directives, ConfigMap/Secret keys, token reviews.
+ * themselves live with their concern: pods, directives and ConfigMap/Secret keys. TokenReviews
+ * keep a budget of their own (`token-review.ts`), so a flood of unknown tokens cannot use this one.
  */
-export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads, TokenReviews {
+export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads {
   private readonly version: VersionApi;
   private readonly requests: KubeRequests;
   private readonly pods: PodClient;
   private readonly directives: DirectiveClient;
   private readonly keys: KeyReadClient;
-  private readonly tokens: TokenReviewClient;
 
   constructor(
     /** The process's API access; watches use the same one, so connections are shared. */
@@ -54,7 +52,6 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     this.pods = new PodClient(kubeConfig, this.requests);
     this.directives = new DirectiveClient(kubeConfig, this.requests);
     this.keys = new KeyReadClient(kubeConfig, this.requests);
-    this.tokens = new TokenReviewClient(kubeConfig, this.requests);
   }
 
   /** A request of another API group (src/kube/owners.ts), through this limiter and error mapping. */
@@ -117,9 +114,5 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
 
   readSecretKey(ref: ObjectRef, key: string): Promise<Buffer | undefined> {
     return this.keys.readSecretKey(ref, key);
-  }
-
-  reviewToken(token: string, audience: string): Promise<ReviewedToken> {
-    return this.tokens.reviewToken(token, audience);
   }
 }
