@@ -93,6 +93,39 @@ function pendingSignature(auth: AuthConfig, request: FastifyRequest): AuthState[
   return { kind: 'standard', headers };
 }
 
+/** Claims a Standard Webhooks id for the route that matched: one signed request is never a replay of another route's. */
+async function claimOnce(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  webhookId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const id = `${request.method} ${request.routeOptions.url ?? ''} ${webhookId}`;
+  const earlier = await claimWebhookId(deps.redis, deps.prefix, id);
+  if (earlier === undefined && request.podBouncerAuth) request.podBouncerAuth.webhookId = id;
+  return earlier;
+}
+
+/**
+ * A replayed id: senders retry events with the same id, which is a duplicate (202). An admin
+ * action is not repeated by replaying its signature: 409, it is signed anew.
+ */
+function answerReplay(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  earlier: Record<string, unknown> | undefined,
+): FastifyReply | undefined {
+  if (earlier === undefined) return undefined;
+  request.log.info('replayed webhook-id refused');
+  if (request.routeOptions.url !== '/v1/events') {
+    throw new HttpProblem(
+      409,
+      'conflict',
+      'This webhook-id was already used; sign the request anew.',
+    );
+  }
+  return reply.code(202).send({ ...earlier, duplicate: true });
+}
+
 /**
  * Lets a request through when any configured mode accepts it: a static bearer token, a
  * service-account token validated by TokenReview and on the allow-list (403 when valid but not
@@ -168,14 +201,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
       }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
       if (state.pending.kind !== 'standard') return undefined;
-      const id = state.pending.headers.id;
-      const earlier = await claimWebhookId(deps.redis, deps.prefix, id);
-      if (earlier === undefined) {
-        state.webhookId = id;
-        return undefined;
-      }
-      request.log.info({ webhookId: id }, 'replayed webhook-id answered as a duplicate');
-      return reply.code(202).send({ ...earlier, duplicate: true });
+      return answerReplay(request, reply, await claimOnce(deps, request, state.pending.headers.id));
     },
 
     async settle(request, statusCode) {

@@ -65,10 +65,9 @@ function kindOf(written: TransitionWritten): NotifiedKind | undefined {
   return KIND_OF_READY_REASON[after];
 }
 
-/** The selector (0-based) a transition is about, when the Ready message names one ("selector 2/3"). */
+/** The selector a transition is about (0-based), when the writer worked for one. */
 function selectorOf(written: TransitionWritten): number | undefined {
-  const match = /selector (\d+)\//i.exec(readyOf(written.directive.status)?.message ?? '');
-  return match?.[1] === undefined ? undefined : Number(match[1]) - 1;
+  return written.target.selectorIndex;
 }
 
 /**

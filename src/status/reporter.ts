@@ -5,7 +5,12 @@ import type { StatusWriter, WriteOutcome } from './writer.js';
 /** Progress messages are written at most this often per directive. */
 export const PROGRESS_WRITE_INTERVAL_MS = 2000;
 
-export type Target = ObjectRef & { uid: string; generation: number; runKey?: string };
+export type Target = ObjectRef & {
+  uid: string;
+  generation: number;
+  runKey?: string;
+  selectorIndex?: number;
+};
 
 /**
  * The one door from the workflow to the status: a step reports a moment, this turns it into a

@@ -9,7 +9,7 @@ export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 /** A transition the API server accepted: what observers (metrics, notifications) are told. */
 export interface TransitionWritten {
   /** The run the writer worked for; `runKey` is present when the caller knows it. */
-  target: ObjectRef & { uid: string; generation: number; runKey?: string };
+  target: ObjectRef & { uid: string; generation: number; runKey?: string; selectorIndex?: number };
   transition: Transition;
   /** The status the patch was written over. */
   before: DirectiveStatus;
@@ -46,7 +46,12 @@ export class StatusWriter {
    * a conflict always re-reads.
    */
   async apply(
-    target: ObjectRef & { uid: string; generation: number; runKey?: string },
+    target: ObjectRef & {
+      uid: string;
+      generation: number;
+      runKey?: string;
+      selectorIndex?: number;
+    },
     transition: Transition,
     lastRead?: Directive,
   ): Promise<WriteOutcome> {

@@ -95,7 +95,12 @@ function makeContext(
   directive: Directive,
 ): StepContext {
   const data = job.data;
-  const target = { ...data.directive, generation: data.generation, runKey: runKeyOf(data) };
+  const target = {
+    ...data.directive,
+    generation: data.generation,
+    runKey: runKeyOf(data),
+    selectorIndex: data.selectorIndex,
+  };
   const run = runOf(data);
   const context: StepContext = {
     data,

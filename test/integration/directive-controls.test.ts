@@ -20,7 +20,8 @@ describe('pause, resume, abort and retry of a directive', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness('controls', { env: { READINESS_TIMEOUT_SECONDS: '2' } });
+    // Waits outlast the test: the run below can only end by its abort.
+    h = await startHarness('controls', { env: { READINESS_TIMEOUT_SECONDS: '120' } });
     stuckMesh(h, 'stuck');
     h.sim.applyDirective(directive('ctlns', 'idle', [{ namespace: 'ctlns', labels: {} }]));
   });
@@ -56,17 +57,20 @@ describe('pause, resume, abort and retry of a directive', () => {
   });
 
   it('aborts a run in progress by setting its abort key, and retry withdraws it', async () => {
+    // Later than every pod's creation, so that each is chosen (within the 5-minute skew allowed).
+    const issuedAt = new Date(Date.now() + 60_000);
     const accepted = await h.post({
       directive: { namespace: 'istio-system', name: 'stuck' },
-      issuedAt: new Date(Date.now() - 1000).toISOString(),
+      issuedAt: issuedAt.toISOString(),
     });
     expect(accepted.status).toBe(202);
     const { uid, generation } = accepted.body;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The run's key is its issuance in epoch milliseconds (DESIGN §2 *Runs*).
+    const runKey = String(issuedAt.getTime());
     const aborted = await call('POST', '/v1/directives/istio-system/stuck/abort');
     expect(aborted.status).toBe(202);
-    expect(aborted.body.aborted).toBe(`${uid}.g${generation}.r0`);
-    const key = abortKey(h.prefix, uid, generation, '0');
+    expect(aborted.body.aborted).toBe(`${uid}.g${generation}.r${runKey}`);
+    const key = abortKey(h.prefix, uid, generation, runKey);
     expect(await h.serve.redis.get(key)).toMatch(/^\d{4}-/);
     expect(await h.serve.redis.ttl(key)).toBeGreaterThan(0);
 
@@ -74,8 +78,9 @@ describe('pause, resume, abort and retry of a directive', () => {
     expect(view.body).toMatchObject({ directive: 'istio-system/stuck', paused: false });
     expect(view.body.jobs.length).toBeGreaterThan(0);
 
-    // The run fails (here by its wait timeout); retrying it deletes the abort request first.
-    await waitForState(h, 'istio-system', 'stuck', 'FAILED', 30_000);
+    // The run fails as aborted; retrying it deletes the abort request first.
+    const failed = await waitForState(h, 'istio-system', 'stuck', 'FAILED', 30_000);
+    expect(failed.status.error).toMatch(/^selector 0: aborted$/);
     const retried = await call('POST', '/v1/directives/istio-system/stuck/retry');
     expect(retried.status).toBe(202);
     expect(await h.serve.redis.exists(key)).toBe(0);

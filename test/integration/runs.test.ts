@@ -85,8 +85,9 @@ describe('runs per issuance', () => {
     addApp(h, 'stuck', 'next', 50);
     h.sim.applyDirective(
       directive('stuck', 'certs', [
-        { namespace: 'stuck', labels: { app: 'slow' }, waitForReplicas: 2 },
-        { namespace: 'stuck', labels: { app: 'next' } },
+        // All at once: the first run must have bounced both before it is superseded.
+        { namespace: 'stuck', labels: { app: 'slow' }, waitForReplicas: 2, maxUnavailable: '100%' },
+        { namespace: 'stuck', labels: { app: 'next' }, maxUnavailable: '100%' },
       ]),
     );
     const at = Date.now() + 60_000;

@@ -49,7 +49,8 @@ describe('Standard Webhooks signatures, with webhook-id replay protection', () =
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ duplicate: true, jobIds: first.body.jobIds });
     expect(await jobCount()).toBe(jobs);
-    const ttl = await h.serve.redis.ttl(webhookIdKey(h.prefix, headers['webhook-id']));
+    const claimed = webhookIdKey(h.prefix, `POST /v1/events ${headers['webhook-id']}`);
+    const ttl = await h.serve.redis.ttl(claimed);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(600);
   });
@@ -84,15 +85,16 @@ describe('Standard Webhooks signatures, with webhook-id replay protection', () =
     expect(await jobCount()).toBe(jobs);
   });
 
-  it('signs bodiless requests too, once: the directive view, then its replay', async () => {
+  it('signs bodiless requests too, once: the directive view, then its replay is refused', async () => {
     const headers = signed('');
     delete (headers as Record<string, string>)['content-type'];
     const view = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
     expect(view.status).toBe(200);
     expect(((await view.json()) as Record<string, unknown>).directive).toBe('swns/first');
     const replay = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
-    expect(replay.status).toBe(202);
-    expect(await replay.json()).toEqual({ duplicate: true });
+    // An admin request is not repeated by replaying its signature: it is signed anew.
+    expect(replay.status).toBe(409);
+    expect(((await replay.json()) as Record<string, unknown>).error).toBe('conflict');
     const forged = { ...signed(''), 'webhook-signature': 'v1,AAAA' };
     expect(
       (await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers: forged })).status,

@@ -17,7 +17,7 @@ export function selectorRun(selectorIndex: number, selectorCount = 2, generation
 export function writtenTransition(
   transition: Transition,
   before: DirectiveStatus,
-  target: { namespace: string; name: string; uid: string; generation: number; runKey?: string },
+  target: TransitionWritten['target'],
 ): TransitionWritten {
   const directive: Directive = {
     apiVersion: 'internal.gloo.solo.io/v2',

@@ -8,8 +8,16 @@ import { accepted, type Transition } from '../../src/status/transitions.js';
 import { selectorRun, writtenTransition } from '../support/written.js';
 
 const TARGET = { namespace: 'ns', name: 'd', uid: 'u-1', generation: 3, runKey: '1700000000000' };
-const written = (transition: Transition, before: DirectiveStatus = { observedGeneration: 3 }) =>
-  writtenTransition(transition, before, TARGET);
+const written = (
+  transition: Transition,
+  before: DirectiveStatus = { observedGeneration: 3 },
+  selectorIndex?: number,
+) =>
+  writtenTransition(
+    transition,
+    before,
+    selectorIndex === undefined ? TARGET : { ...TARGET, selectorIndex },
+  );
 const started = (selector: number) => transitionFor(selectorRun(selector), { kind: 'started' });
 const finished = () => transitionFor(selectorRun(1), { kind: 'finished' });
 const failed = (selector: number, cause: string) =>
@@ -50,8 +58,8 @@ describe('notificationOf', () => {
     const ids = [
       notificationOf(written(accepted(3, 2), {})),
       notificationOf(written(started(0))),
-      notificationOf(written(failed(0, 'timed out'))),
-      notificationOf(written(failed(1, 'timed out'))),
+      notificationOf(written(failed(0, 'timed out'), undefined, 0)),
+      notificationOf(written(failed(1, 'timed out'), undefined, 1)),
       notificationOf(written(finished())),
       notificationOf({
         ...written(finished()),
