@@ -364,6 +364,19 @@ built-in Redis's auth Secret, or the password the chart stored from redis.extern
     {{- end }}
   {{- end }}
 {{- end }}
+{{- if .Values.redisSentinel.enabled }}
+# The sentinels, which name the master (the master itself is on networkPolicy.redis.port).
+- ports:
+    - port: {{ $np.redis.sentinelPort }}
+      protocol: TCP
+  {{- with $np.redis.cidrs }}
+  to:
+    {{- range . }}
+    - ipBlock:
+        cidr: {{ . }}
+    {{- end }}
+  {{- end }}
+{{- end }}
 # The Kubernetes API server (pods, directives, events, TokenReview).
 - ports:
     {{- range $np.apiServer.ports }}
@@ -377,4 +390,8 @@ built-in Redis's auth Secret, or the password the chart stored from redis.extern
         cidr: {{ . }}
     {{- end }}
   {{- end }}
+{{- with $np.extraEgress }}
+# Egress rules of the operator's own: a notification receiver, a proxy, …
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
