@@ -7,6 +7,7 @@ import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
 import { dashboardPlugin } from './dashboard.js';
 import type { AppDeps } from './deps.js';
+import { FollowUps } from './follow-ups.js';
 import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
 import { registerJsonParsers } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
@@ -52,7 +53,8 @@ function quietRoutine(app: FastifyInstance): void {
 }
 
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
+  const deps: AppDeps = { ...given, followUps: given.followUps ?? new FollowUps() };
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({
@@ -82,6 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => auth.settle(request, reply.statusCode));
+  // The PENDING writes that follow answers end (or fail) before the app is closed.
+  app.addHook('onClose', async () => deps.followUps?.drain());
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(

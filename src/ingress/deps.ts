@@ -6,6 +6,7 @@ import type { TokenReviewer } from '../kube/token-review.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
 import type { StatusWriter } from '../status/writer.js';
+import type { FollowUps } from './follow-ups.js';
 
 /** Everything the HTTP layer talks to; tests build it from the real parts. */
 export interface AppDeps {
@@ -21,4 +22,6 @@ export interface AppDeps {
   directives?: DirectiveCache;
   /** TokenReviews on their own budget; made from the gateway's kubeconfig when absent. */
   tokenReviewer?: TokenReviewer;
+  /** Writes that follow an answer (PENDING); `buildApp` makes one and waits for it on close. */
+  followUps?: FollowUps;
 }

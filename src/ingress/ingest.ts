@@ -1,6 +1,6 @@
 import { BouncerError, TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
-import { directiveKey } from '../directive/types.js';
+import { directiveKey, type Directive } from '../directive/types.js';
 import { enqueueRun } from '../queue/enqueue.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
@@ -64,9 +64,32 @@ async function confirmReplicated(deps: AppDeps): Promise<void> {
 }
 
 /**
+ * PENDING and its Event follow the answer (DESIGN §2): the jobs are durable already, and the
+ * worker writes the run's status as it starts when this write fails or comes late. `accepted`
+ * leaves a status that already describes this run alone, so a late PENDING never overwrites the
+ * worker's BOUNCING_PODS (a conflict re-reads the directive before deciding).
+ */
+function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
+  const { namespace, name, uid, generation } = directive.metadata;
+  const write = (): Promise<unknown> =>
+    deps.status.apply(
+      { namespace, name, uid, generation },
+      accepted(generation, directive.spec.podsToBounce.length, issuedAt),
+      directive,
+    );
+  const context = { directive: directiveKey(directive.metadata) };
+  const failure = 'could not mark the directive PENDING';
+  if (deps.followUps !== undefined) {
+    deps.followUps.start(deps.log, failure, context, write);
+    return;
+  }
+  write().catch((error: unknown) => deps.log.warn({ err: error, ...context }, failure));
+}
+
+/**
  * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
  * selector count) before any write, resolves the directive, enqueues its run (answering only once
- * every job is in Redis) and marks the run PENDING. An event that an accepted run already covers
+ * every job is in Redis), then marks the run PENDING after the answer. An event that an accepted run already covers
  * (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
@@ -77,7 +100,7 @@ export async function ingest(
   assertEventAllowed(deps.config, event);
   const directive = await resolveDirective(deps, event);
   assertSpecAllowed(deps.config, directive.spec);
-  const { namespace, name, uid, generation } = directive.metadata;
+  const { uid } = directive.metadata;
   const enqueueDeps = {
     flows: deps.flows,
     redis: deps.redis,
@@ -88,23 +111,7 @@ export async function ingest(
     enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
   );
   await confirmReplicated(deps);
-  if (!duplicate) {
-    try {
-      // Before the answer, so a sender that reads the directive after a 202 sees PENDING (or
-      // later); `accepted` leaves a status of this generation alone if the worker was faster.
-      await deps.status.apply(
-        { namespace, name, uid, generation },
-        accepted(generation, directive.spec.podsToBounce.length, run.issuedAt),
-        directive,
-      );
-    } catch (error) {
-      // The jobs are durable and the worker writes the status as it starts: do not fail the sender.
-      deps.log.warn(
-        { err: error, directive: directiveKey(directive.metadata) },
-        'could not mark the directive PENDING',
-      );
-    }
-  }
+  if (!duplicate) markPending(deps, directive, run.issuedAt);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
   deps.log.info(
     {
