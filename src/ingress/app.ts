@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TokenReviewer } from '../kube/token-review.js';
+import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
 import { dashboardPlugin } from './dashboard.js';
@@ -54,7 +55,11 @@ function quietRoutine(app: FastifyInstance): void {
 
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
-  const deps: AppDeps = { ...given, followUps: given.followUps ?? new FollowUps() };
+  const deps: AppDeps = {
+    ...given,
+    followUps: given.followUps ?? new FollowUps(),
+    recentRuns: given.recentRuns ?? new RecentRuns(),
+  };
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({

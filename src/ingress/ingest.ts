@@ -1,7 +1,8 @@
 import { BouncerError, TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
-import { enqueueRun } from '../queue/enqueue.js';
+import { enqueueRun, type EnqueueResult } from '../queue/enqueue.js';
+import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
@@ -63,6 +64,19 @@ async function confirmReplicated(deps: AppDeps): Promise<void> {
   }
 }
 
+/** An answer that stays true (an accepted run) is kept, so a repeat of it needs no Redis. */
+function remember(
+  deps: AppDeps,
+  directive: Directive,
+  issuedAt: Date | undefined,
+  enqueued: EnqueueResult,
+): void {
+  if (deps.recentRuns === undefined || enqueued.lastsUntil === undefined) return;
+  const { uid, generation } = directive.metadata;
+  const ref = { uid, generation, runKey: runKeyOf(issuedAt) };
+  deps.recentRuns.remember(deps.config.queuePrefix, ref, enqueued.run, enqueued.lastsUntil);
+}
+
 /**
  * PENDING and its Event follow the answer (DESIGN §2): the jobs are durable already, and the
  * worker writes the run's status as it starts when this write fails or comes late. `accepted`
@@ -106,11 +120,17 @@ export async function ingest(
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
+    ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
   };
-  const { run, duplicate } = await inRedis(() =>
+  const enqueued = await inRedis(() =>
     enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
   );
-  await confirmReplicated(deps);
+  const { run, duplicate } = enqueued;
+  // A recalled answer was confirmed by a replica when this process first gave it.
+  if (enqueued.recalled !== true) {
+    await confirmReplicated(deps);
+    remember(deps, directive, event.issuedAt, enqueued);
+  }
   if (!duplicate) markPending(deps, directive, run.issuedAt);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
   deps.log.info(
