@@ -6,7 +6,6 @@ import { TokenReviewer } from '../kube/token-review.js';
 import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
-import { dashboardPlugin } from './dashboard.js';
 import type { AppDeps } from './deps.js';
 import { FollowUps } from './follow-ups.js';
 import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
@@ -108,6 +107,10 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await typed.register(directiveControlRoutes, { deps, auth });
   await typed.register(metricsRoutes, { deps });
   // Not mounted at all without credentials: /admin/queues is then a plain 404.
-  if (deps.config.dashboard) await app.register(dashboardPlugin(deps, deps.config.dashboard));
+  // bull-board is loaded only when the dashboard is on: a plain api starts without it.
+  if (deps.config.dashboard) {
+    const { dashboardPlugin } = await import('./dashboard.js');
+    await app.register(dashboardPlugin(deps, deps.config.dashboard));
+  }
   return app;
 }
