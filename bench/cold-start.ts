@@ -1,5 +1,5 @@
 // Cold start of `pod-bouncer serve`: spawn → first 200 from /readyz, against a bare fastify
-// process started the same way in the same run (bench/bare-fastify.mjs), medians of five starts,
+// process started the same way in the same run (scripts/bare-fastify.mjs), medians of five starts,
 // with Node's compile cache (what the CLI enables) and, for serve, without it
 // (NODE_DISABLE_COMPILE_CACHE=1). Run alone: `npm run build --silent && tsx bench/cold-start.ts`;
 // `bench/run.ts` records serveMs, bareFastifyMs and their ratio.
@@ -73,7 +73,7 @@ export async function coldStart(starts = STARTS): Promise<ColdStart> {
   await sim.writeKubeconfig(kubeconfig);
   const env = { KUBECONFIG: kubeconfig, WEBHOOK_AUTH: 'none', LOG_LEVEL: 'warn' };
   const serve = ['dist/cli.js', 'serve'];
-  const bare = ['bench/bare-fastify.mjs'];
+  const bare = ['scripts/bare-fastify.mjs'];
   try {
     // The first start of each fills the compile cache (the default cache folder).
     await oneStart(serve, env);
