@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { apiEconomy } from './api-economy.js';
 import { attackLatency } from './attack.js';
+import { coldStart } from './cold-start.js';
 import { ingestThroughput } from './ingest.js';
 import { CHART_WORKER_NODE_OPTIONS, bigDirective, scaleMany } from './scale.js';
 import { line, round } from './lib/stats.js';
@@ -221,6 +222,20 @@ async function main() {
     );
   }
   details.attack = attacked;
+
+  heading('6. Cold start (spawn -> first /readyz 200, median of 5, compile cache on)');
+  const cold = await coldStart(5);
+  Object.assign(figures, {
+    'coldStart.serveMs': cold.serveMs,
+    'coldStart.bareFastifyMs': cold.bareFastifyMs,
+    'coldStart.ratio': cold.ratio,
+    'coldStart.serveUncachedMs': cold.serveUncachedMs,
+  });
+  details.coldStart = cold;
+  console.log(line('serve', cold.serveMs, 'ms', `CPU ${cold.serveCpuMs} ms`));
+  console.log(line('bare fastify, started the same way', cold.bareFastifyMs, 'ms'));
+  console.log(line('serve / bare fastify', cold.ratio, 'x'));
+  console.log(line('serve, compile cache off', cold.serveUncachedMs, 'ms'));
 
   const machine = {
     cores: availableParallelism(),

@@ -3,10 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { TokenReviewer } from '../kube/token-review.js';
+import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
-import { dashboardPlugin } from './dashboard.js';
 import type { AppDeps } from './deps.js';
+import { FollowUps } from './follow-ups.js';
 import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
 import { registerJsonParsers } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
@@ -52,7 +53,12 @@ function quietRoutine(app: FastifyInstance): void {
 }
 
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
+  const deps: AppDeps = {
+    ...given,
+    followUps: given.followUps ?? new FollowUps(),
+    recentRuns: given.recentRuns ?? new RecentRuns(),
+  };
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({
@@ -82,6 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => auth.settle(request, reply.statusCode));
+  // The PENDING writes that follow answers end (or fail) before the app is closed.
+  app.addHook('onClose', async () => deps.followUps?.drain());
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -99,6 +107,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await typed.register(directiveControlRoutes, { deps, auth });
   await typed.register(metricsRoutes, { deps });
   // Not mounted at all without credentials: /admin/queues is then a plain 404.
-  if (deps.config.dashboard) await app.register(dashboardPlugin(deps, deps.config.dashboard));
+  // bull-board is loaded only when the dashboard is on: a plain api starts without it.
+  if (deps.config.dashboard) {
+    const { dashboardPlugin } = await import('./dashboard.js');
+    await app.register(dashboardPlugin(deps, deps.config.dashboard));
+  }
   return app;
 }

@@ -5,9 +5,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { selectorJobLabel } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { safeEqual } from './auth.js';
+import { DASHBOARD_PATH } from './dashboard-path.js';
 import type { AppDeps } from './deps.js';
 
-export const DASHBOARD_PATH = '/admin/queues';
+export { DASHBOARD_PATH };
 
 export interface DashboardCredentials {
   readonly user: string;

@@ -1,7 +1,8 @@
 import { BouncerError, TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
-import { directiveKey } from '../directive/types.js';
-import { enqueueRun } from '../queue/enqueue.js';
+import { directiveKey, type Directive } from '../directive/types.js';
+import { enqueueRun, type EnqueueResult } from '../queue/enqueue.js';
+import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
@@ -63,10 +64,46 @@ async function confirmReplicated(deps: AppDeps): Promise<void> {
   }
 }
 
+/** An answer that stays true (an accepted run) is kept, so a repeat of it needs no Redis. */
+function remember(
+  deps: AppDeps,
+  directive: Directive,
+  issuedAt: Date | undefined,
+  enqueued: EnqueueResult,
+): void {
+  if (deps.recentRuns === undefined || enqueued.lastsUntil === undefined) return;
+  const { uid, generation } = directive.metadata;
+  const ref = { uid, generation, runKey: runKeyOf(issuedAt) };
+  deps.recentRuns.remember(deps.config.queuePrefix, ref, enqueued.run, enqueued.lastsUntil);
+}
+
+/**
+ * PENDING and its Event follow the answer (DESIGN §2): the jobs are durable already, and the
+ * worker writes the run's status as it starts when this write fails or comes late. `accepted`
+ * leaves a status that already describes this run alone, so a late PENDING never overwrites the
+ * worker's BOUNCING_PODS (a conflict re-reads the directive before deciding).
+ */
+function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
+  const { namespace, name, uid, generation } = directive.metadata;
+  const write = (): Promise<unknown> =>
+    deps.status.apply(
+      { namespace, name, uid, generation },
+      accepted(generation, directive.spec.podsToBounce.length, issuedAt),
+      directive,
+    );
+  const context = { directive: directiveKey(directive.metadata) };
+  const failure = 'could not mark the directive PENDING';
+  if (deps.followUps !== undefined) {
+    deps.followUps.start(deps.log, failure, context, write);
+    return;
+  }
+  write().catch((error: unknown) => deps.log.warn({ err: error, ...context }, failure));
+}
+
 /**
  * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
  * selector count) before any write, resolves the directive, enqueues its run (answering only once
- * every job is in Redis) and marks the run PENDING. An event that an accepted run already covers
+ * every job is in Redis), then marks the run PENDING after the answer. An event that an accepted run already covers
  * (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
@@ -77,34 +114,24 @@ export async function ingest(
   assertEventAllowed(deps.config, event);
   const directive = await resolveDirective(deps, event);
   assertSpecAllowed(deps.config, directive.spec);
-  const { namespace, name, uid, generation } = directive.metadata;
+  const { uid } = directive.metadata;
   const enqueueDeps = {
     flows: deps.flows,
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
+    ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
   };
-  const { run, duplicate } = await inRedis(() =>
+  const enqueued = await inRedis(() =>
     enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
   );
-  await confirmReplicated(deps);
-  if (!duplicate) {
-    try {
-      // Before the answer, so a sender that reads the directive after a 202 sees PENDING (or
-      // later); `accepted` leaves a status of this generation alone if the worker was faster.
-      await deps.status.apply(
-        { namespace, name, uid, generation },
-        accepted(generation, directive.spec.podsToBounce.length, run.issuedAt),
-        directive,
-      );
-    } catch (error) {
-      // The jobs are durable and the worker writes the status as it starts: do not fail the sender.
-      deps.log.warn(
-        { err: error, directive: directiveKey(directive.metadata) },
-        'could not mark the directive PENDING',
-      );
-    }
+  const { run, duplicate } = enqueued;
+  // A recalled answer was confirmed by a replica when this process first gave it.
+  if (enqueued.recalled !== true) {
+    await confirmReplicated(deps);
+    remember(deps, directive, event.issuedAt, enqueued);
   }
+  if (!duplicate) markPending(deps, directive, run.issuedAt);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
   deps.log.info(
     {

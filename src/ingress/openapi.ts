@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { DASHBOARD_PATH } from './dashboard.js';
+import { DASHBOARD_PATH } from './dashboard-path.js';
 
 const VERSION = '0.1.0';
 

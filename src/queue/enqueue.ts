@@ -2,6 +2,7 @@ import type { FlowJob, FlowProducer, JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
+import type { RecentRuns } from './recent-runs.js';
 import { claimRun, confirmRun, releaseRun, type Run } from './runs.js';
 import type { SelectorJobData } from './selector-job.js';
 
@@ -9,6 +10,13 @@ export interface EnqueueResult {
   /** The run that answers the event: the new one, or the latest one it duplicates. */
   run: Run;
   duplicate: boolean;
+  /** Answered from this process's recent runs: Redis was not asked. */
+  recalled?: boolean;
+  /**
+   * Until when (epoch ms) the answer stays true without asking Redis: the run is accepted and its
+   * marker lives until then. Absent when the run may still change (a claim in progress).
+   */
+  lastsUntil?: number;
 }
 
 export interface EnqueueDeps {
@@ -17,6 +25,8 @@ export interface EnqueueDeps {
   prefix: string;
   /** How long finished jobs and run markers stay in Redis. */
   retentionSeconds: number;
+  /** Runs this process saw accepted: a repeated event is answered from them first. */
+  recent?: RecentRuns;
 }
 
 /**
@@ -98,6 +108,9 @@ export async function enqueueRun(
   issuance: boolean,
 ): Promise<EnqueueResult> {
   const run = runFor(directive, issuedAt);
+  const known = deps.recent?.recall(deps.prefix, run);
+  if (known !== undefined) return { run: known, duplicate: true, recalled: true };
+  const claimedAt = Date.now();
   const claim = await claimRun(deps.redis, deps.prefix, run, {
     issuance,
     retentionSeconds: deps.retentionSeconds,
@@ -107,7 +120,12 @@ export async function enqueueRun(
     // answering (adding them again is a no-op), as a 2xx promises.
     if (claim.inProgress)
       await deps.flows.add(chain(selectorJobs(directive, run, deps.retentionSeconds)));
-    return { run: claim.latest ?? run, duplicate: true };
+    const ttl = claim.acceptedTtlMs;
+    return {
+      run: claim.latest ?? run,
+      duplicate: true,
+      ...(ttl === undefined ? {} : { lastsUntil: claimedAt + ttl }),
+    };
   }
   try {
     await deps.flows.add(chain(selectorJobs(directive, run, deps.retentionSeconds)));
@@ -115,6 +133,7 @@ export async function enqueueRun(
     await releaseRun(deps.redis, deps.prefix, run, claim.previous).catch(() => undefined);
     throw error;
   }
+  const confirmedAt = Date.now();
   await confirmRun(deps.redis, deps.prefix, run, deps.retentionSeconds);
-  return { run, duplicate: false };
+  return { run, duplicate: false, lastsUntil: confirmedAt + deps.retentionSeconds * 1000 };
 }

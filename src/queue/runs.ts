@@ -34,7 +34,13 @@ export function isLatest(run: Run | undefined, generation: number, runKey: strin
 /** A claim's answer: a new run (the caller enqueues it), or an earlier one that already covers it. */
 export type RunClaim =
   | { decision: 'new'; previous: Run | undefined }
-  | { decision: 'duplicate'; latest: Run | undefined; inProgress: boolean };
+  | {
+      decision: 'duplicate';
+      latest: Run | undefined;
+      inProgress: boolean;
+      /** The accepted marker's remaining lifetime (ms), when the run was accepted and it has one. */
+      acceptedTtlMs?: number;
+    };
 
 const CLAIM_TTL_SECONDS = 60;
 
@@ -46,7 +52,7 @@ const CLAIM_TTL_SECONDS = 60;
 const CLAIM = `
 local marker = redis.call('GET', KEYS[2])
 local current = redis.call('GET', KEYS[1])
-if marker then return {'duplicate', current or '', marker} end
+if marker then return {'duplicate', current or '', marker, redis.call('PTTL', KEYS[2])} end
 if current then
   local rec = cjson.decode(current)
   local g = tonumber(rec.generation)
@@ -116,10 +122,17 @@ export async function claimRun(
     JSON.stringify(run),
     String(CLAIM_TTL_SECONDS),
     String(options.retentionSeconds),
-  )) as [string, string, string];
-  const [decision, current, marker] = answer;
+  )) as [string, string, string, number?];
+  const [decision, current, marker, ttl] = answer;
   if (decision === 'new') return { decision, previous: parse(current) };
-  return { decision: 'duplicate', latest: parse(current), inProgress: marker === 'claimed' };
+  const inProgress = marker === 'claimed';
+  const accepted = marker !== '' && !inProgress && ttl !== undefined && ttl > 0;
+  return {
+    decision: 'duplicate',
+    latest: parse(current),
+    inProgress,
+    ...(accepted ? { acceptedTtlMs: ttl } : {}),
+  };
 }
 
 /** Marks the run accepted (its jobs are durable) and makes it the latest unless a newer one is. */

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/redis-server.js';
 import { linesOf, runCli, runCommand } from '../support/cli-run.js';
-import { directive, startHarness, stuckMesh, TOKEN, type Harness } from '../support/harness.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  stuckMesh,
+  TOKEN,
+  type Harness,
+} from '../support/harness.js';
 
 const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 const SUBCOMMANDS = [
@@ -95,6 +102,8 @@ describe('pod-bouncer CLI', () => {
     expect(accepted).toMatchObject({ directive: 'mesh/certs', duplicate: false });
     expect(accepted.jobIds).toHaveLength(2);
 
+    // The PENDING status follows the answer.
+    await eventually('a status', () => h.sim.getDirective('mesh', 'certs')?.status?.state);
     const status = await runCli(['status', 'mesh/certs'], env);
     expect(status.code).toBe(0);
     const lines = linesOf(status.stdout);

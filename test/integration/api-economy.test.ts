@@ -52,7 +52,14 @@ describe('API economy', () => {
     for (const app of APPS) h.sim.setReadinessDelay(`ns-${app}`, app, readinessDelayMs);
     h.sim.resetRequests();
     const connectionsBefore = h.sim.connectionsAccepted();
+    // PENDING follows the answer; the worker waits for it so the count below is the same every
+    // time (a worker faster than it makes the late PENDING a conflict, its re-read, no write).
+    await h.work?.worker.pause();
     expect((await h.post({ directive: { namespace: 'ns-alpha', name } })).status).toBe(202);
+    await eventually(`${name} PENDING`, () =>
+      h.sim.getDirective('ns-alpha', name)?.status?.state === 'PENDING' ? true : undefined,
+    );
+    await h.work?.worker.resume();
     await waitForState(h, 'ns-alpha', name, 'FINISHED');
     // The Event of the last transition follows its status write.
     await eventually(`${name}'s Finished Event`, () =>

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
 
 describe('a two-selector directive', () => {
   let h: Harness;
@@ -54,8 +60,16 @@ describe('a two-selector directive', () => {
         { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: 0 },
       ]),
     );
+    // PENDING (and its Accepted Event) follows the answer: the worker waits for it here.
+    await h.work?.worker.pause();
     const answer = await h.post({ directive: { namespace: 'istio-system', name: 'mesh-certs' } });
     expect(answer.status).toBe(202);
+    await eventually('PENDING', () =>
+      h.sim.getDirective('istio-system', 'mesh-certs')?.status?.state === 'PENDING'
+        ? true
+        : undefined,
+    );
+    await h.work?.worker.resume();
     expect(answer.body).toMatchObject({
       directive: 'istio-system/mesh-certs',
       generation: 1,

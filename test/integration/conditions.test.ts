@@ -77,6 +77,9 @@ describe('conditions', () => {
     );
     const recorder = await recordStatuses(h, 'bookinfo', 'reviews');
     h.sim.resetRequests();
+    // PENDING follows the answer: the worker waits for it here, so the table starts with it (a
+    // worker faster than the api's write starts at BOUNCING_PODS, which pending-after-answer covers).
+    await h.work?.worker.pause();
     const issuedAt = new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
     // issuedAt after the pods' creation: they are all chosen.
     const posted = await h.post({
@@ -84,6 +87,10 @@ describe('conditions', () => {
       issuedAt,
     });
     expect(posted.status).toBe(202);
+    await eventually('PENDING, written after the answer', () =>
+      h.sim.getDirective('bookinfo', 'reviews')?.status?.state === 'PENDING' ? true : undefined,
+    );
+    await h.work?.worker.resume();
     await eventually('the root cert wait in the message', () =>
       cond(h.sim.getDirective('bookinfo', 'reviews')?.status, 'Ready')?.reason === 'Waiting'
         ? true

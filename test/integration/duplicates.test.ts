@@ -1,5 +1,44 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+import { REDIS_URL } from '../support/redis.js';
+
+/** Every command the api's Redis connection sends while `work` runs, seen by MONITOR. */
+async function commandsDuring(h: Harness, work: () => Promise<void>): Promise<string[][]> {
+  const probe = new Redis(REDIS_URL);
+  const id = await h.serve.redis.client('ID');
+  const listed = String(await probe.client('LIST', 'ID', String(id)));
+  const address = /addr=(\S+)/.exec(listed)?.[1];
+  expect(address).toBeDefined();
+  const monitor = await probe.monitor();
+  const seen: string[][] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source === address) seen.push(args);
+  });
+  try {
+    // A marker command from the api's own connection shows MONITOR is seeing it.
+    await h.serve.redis.echo('monitor-start');
+    await eventually('MONITOR to see the api', () =>
+      seen.some((args) => args[1] === 'monitor-start') ? true : undefined,
+    );
+    seen.length = 0;
+    await work();
+    await h.serve.redis.echo('monitor-end');
+    await eventually('MONITOR to catch up', () =>
+      seen.some((args) => args[1] === 'monitor-end') ? true : undefined,
+    );
+    return seen.filter((args) => args[1] !== 'monitor-end');
+  } finally {
+    monitor.disconnect();
+    probe.disconnect();
+  }
+}
 
 describe('a repeated event', () => {
   let h: Harness;
@@ -54,5 +93,45 @@ describe('a repeated event', () => {
       delayed: 0,
       active: 0,
     });
+  });
+
+  it('answers the repeats of a run this process accepted without any Redis command', async () => {
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'gateway',
+      kind: 'ReplicaSet',
+      labels: { app: 'gateway' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('istio-system', 'recalled', [
+        { namespace: 'istio-system', labels: { app: 'gateway' }, waitForReplicas: 1 },
+      ]),
+    );
+    const event = {
+      directive: { namespace: 'istio-system', name: 'recalled' },
+      issuedAt: new Date().toISOString(),
+    };
+    const first = await commandsDuring(h, async () => {
+      expect((await h.post(event)).body.duplicate).toBe(false);
+    });
+    // The first answer asked Redis (the claim, the jobs, the confirmation).
+    expect(first.length).toBeGreaterThan(0);
+    const answers: any[] = [];
+    const repeats = await commandsDuring(h, async () => {
+      for (let i = 0; i < 3; i += 1) answers.push((await h.post(event)).body);
+    });
+    expect(repeats).toEqual([]);
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ duplicate: true, generation: 1, selectors: 1 });
+      expect(Date.parse(answer.issuedAt)).toBe(Date.parse(event.issuedAt));
+    }
+    // A later issuance is a new run: it goes to Redis.
+    const later = { ...event, issuedAt: new Date(Date.now() + 1000).toISOString() };
+    const next = await commandsDuring(h, async () => {
+      expect((await h.post(later)).body.duplicate).toBe(false);
+    });
+    expect(next.length).toBeGreaterThan(0);
+    await waitForState(h, 'istio-system', 'recalled', 'FINISHED');
   });
 });

@@ -57,6 +57,39 @@ describe('status transitions', () => {
     });
   });
 
+  it('a late PENDING over the status the worker already wrote for this run changes nothing', () => {
+    // The api's PENDING write failed or comes after the worker's first write: the worker's write
+    // alone describes the run, and the late accepted() leaves it as it is.
+    const previous: DirectiveStatus = { observedGeneration: 2, state: 'FINISHED' };
+    for (const first of [{ kind: 'started' }, { kind: 'chosen', names: ['a', 'b'] }] as Moment[]) {
+      const bouncing = apply(previous, first);
+      expect(bouncing).toMatchObject({
+        observedGeneration: 3,
+        issuedAt: run.issuedAt,
+        state: 'BOUNCING_PODS',
+        error: '',
+      });
+      expect(condition(bouncing, 'Ready')).toMatchObject({
+        status: 'False',
+        observedGeneration: 3,
+      });
+      expect(condition(bouncing, 'Reconciling')).toMatchObject({ status: 'True' });
+      expect(accepted(3, 3, run.issuedAt).patch(bouncing)).toBeUndefined();
+      const finished = apply(bouncing, { kind: 'finished' }, T1);
+      expect(accepted(3, 3, run.issuedAt).patch(finished)).toBeUndefined();
+    }
+    // A run without an issuance: same generation, so the same answer.
+    const bare: RunRef = {
+      generation: 3,
+      selectorIndex: 0,
+      selectorCount: 1,
+      selector: run.selector,
+    };
+    const started = { ...previous, ...transitionFor(bare, { kind: 'started' }).patch(previous) };
+    expect(started.state).toBe('BOUNCING_PODS');
+    expect(accepted(3, 3).patch(started)).toBeUndefined();
+  });
+
   it("a new generation without an issuance drops the previous run's issuedAt", () => {
     const current: DirectiveStatus = { observedGeneration: 2, issuedAt: T0.toISOString() };
     expect(accepted(3, 1).patch(current)).toMatchObject({ issuedAt: null, state: 'PENDING' });
