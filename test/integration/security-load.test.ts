@@ -6,7 +6,8 @@ import { startCli, stopCli, type CliProcess } from '../support/processes.js';
 
 /** The api's memory limit in the chart (api.resources.limits.memory), and its heap cap. */
 const API_LIMIT_BYTES = 256 * 1024 * 1024;
-const API_NODE_OPTIONS = '--max-old-space-size=160';
+// The api as the chart runs it (api.nodeOptions, api.resources.limits.memory).
+const API_NODE_OPTIONS = '--max-old-space-size=160 --max-semi-space-size=4';
 const ATTACKERS = 200;
 const MODES: AttackMode[] = ['tokens', 'hmac', 'standard', 'tokenreview'];
 const KINDS: AttackKind[] = ['slow-body', 'junk'];
