@@ -60,7 +60,11 @@ describe('runs per issuance', () => {
     const again = await waitForState(h, 'rounds', 'certs', 'FINISHED');
     expect(again.status.issuedAt).toBe(secondAt);
 
-    const counts = await h.serve.queue.getJobCounts();
+    // FINISHED is written by the job itself, just before BullMQ marks it completed.
+    const counts = await eventually('the second run to leave the active set', async () => {
+      const now = await h.serve.queue.getJobCounts();
+      return now.active === 0 ? now : undefined;
+    });
     for (const body of [
       ref('rounds', secondAt),
       ref('rounds', first.body.issuedAt),
@@ -120,7 +124,10 @@ describe('runs per issuance', () => {
       .events()
       .filter((event: any) => event.involvedObject?.namespace === 'rounds') as any[];
     expect(recorded.length).toBeGreaterThan(0);
-    const counts = await h.serve.queue.getJobCounts();
+    const counts = await eventually('no job to be running', async () => {
+      const now = await h.serve.queue.getJobCounts();
+      return now.active === 0 ? now : undefined;
+    });
     const writes = () => h.sim.requests().filter((r) => r.method !== 'GET').length;
     const before = writes();
     for (const event of recorded) {
