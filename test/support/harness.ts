@@ -47,7 +47,8 @@ export interface Harness {
  */
 export async function startHarness(name: string, options: HarnessOptions = {}): Promise<Harness> {
   const stack = await startSimStack({
-    prefix: `pbtest-${name}-${randomBytes(3).toString('hex')}`,
+    // A test may bring its own prefix (a Redis Cluster hash tag); else one of its own.
+    prefix: options.env?.QUEUE_PREFIX ?? `pbtest-${name}-${randomBytes(3).toString('hex')}`,
     simulator: { seed: 7 },
     env: {
       REDIS_URL,

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import {
+  ALL_AT_ONCE,
+  directive,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
 import { command, startSentinel, type SentinelTopology } from '../support/redis-topology.js';
 
 describe('Redis Sentinel: the master switched in the middle of a run', () => {
@@ -12,8 +18,10 @@ describe('Redis Sentinel: the master switched in the middle of a run', () => {
     topology = await startSentinel();
     // The production job lock (30 s), not the harness's 2 s: a failover takes seconds, and a lock
     // that expires meanwhile would hand a running step to the stalled-job path instead.
+    // All at once (the Gloo agent's behaviour): the runs below wait for every pod of selector 0
+    // to be gone before they switch the master; batching is proven elsewhere.
     h = await startHarness('sentinel', {
-      env: { ...topology.env, REDIS_URL: '', JOB_LOCK_MS: '30000' },
+      env: { ...topology.env, ...ALL_AT_ONCE, REDIS_URL: '', JOB_LOCK_MS: '30000' },
     });
   });
   afterAll(async () => {
