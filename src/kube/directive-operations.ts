@@ -9,6 +9,7 @@ import {
   DIRECTIVE_GROUP,
   DIRECTIVE_PLURAL,
   DIRECTIVE_VERSION,
+  PAUSED_ANNOTATION,
   type Directive,
   type DirectiveManifest,
   type DirectiveStatus,
@@ -27,6 +28,7 @@ export interface DirectiveOperations {
   getDirective(ref: ObjectRef): Promise<Directive>;
   applyDirective(manifest: DirectiveManifest): Promise<Directive>;
   patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive>;
+  setPaused(ref: ObjectRef, paused: boolean): Promise<Directive>;
   observeDirectiveWrites(observer: (directive: Directive) => void): () => void;
   recordEvent(directive: Directive, event: DirectiveEvent): Promise<void>;
 }
@@ -102,6 +104,23 @@ export class DirectiveClient implements DirectiveOperations {
       const written = object as Directive;
       for (const observer of this.directiveWrites) observer(written);
       return written;
+    });
+  }
+
+  /**
+   * Sets (`"true"`) or removes (`null`) the pause annotation with a merge patch of
+   * `metadata.annotations` alone, which touches no other annotation and no field another manager
+   * owns; `kubectl annotate` does the same. Idempotent, so a transient failure is retried.
+   */
+  async setPaused(ref: ObjectRef, paused: boolean): Promise<Directive> {
+    const what = `${paused ? 'pause' : 'resume'} directive ${ref.namespace}/${ref.name}`;
+    const body = { metadata: { annotations: { [PAUSED_ANNOTATION]: paused ? 'true' : null } } };
+    return this.requests.call({ verb: 'patch', what }, async () => {
+      const object: unknown = await this.custom.patchNamespacedCustomObject(
+        { ...directiveApi, namespace: ref.namespace, name: ref.name, body },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      return object as Directive;
     });
   }
 

@@ -84,6 +84,10 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     return this.directives.patchDirectiveStatus(directive, status);
   }
 
+  setPaused(ref: ObjectRef, paused: boolean): Promise<Directive> {
+    return this.directives.setPaused(ref, paused);
+  }
+
   observeDirectiveWrites(observer: (directive: Directive) => void): () => void {
     return this.directives.observeDirectiveWrites(observer);
   }

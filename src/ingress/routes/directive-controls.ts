@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
-import { isPaused, setPaused } from '../../kube/directive-annotations.js';
+import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
 import { guard } from '../auth.js';
 import { assertNamespaceAllowed } from '../bounds.js';
@@ -64,7 +64,7 @@ async function pauseDirective(
 ): Promise<Static<typeof PausedBody>> {
   // A read first: a merge patch of a missing object would be a 404 too, but a less plain one.
   await deps.kube.getDirective(params);
-  return pausedView(await setPaused(deps.kube.kubeConfig, params, paused));
+  return pausedView(await deps.kube.setPaused(params, paused));
 }
 
 /** `POST …/pause`, `…/resume` and `…/abort` on a directive (DESIGN §3). */

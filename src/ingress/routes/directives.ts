@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { directiveKey } from '../../directive/types.js';
-import { isPaused } from '../../kube/directive-annotations.js';
+import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
 import { guard } from '../auth.js';
 import { assertNamespaceAllowed } from '../bounds.js';
