@@ -68,10 +68,14 @@ describe('the PENDING status follows the answer', () => {
     expect(cond(done.status, 'Reconciling')).toBeUndefined();
     expect(done.status.podsBounced[0].bouncedPods).toHaveLength(2);
     // The worker's first write said BOUNCING_PODS with the run's issuance, Reconciling True.
-    const bouncing = h.sim
-      .events()
-      .filter((e: any) => e.involvedObject?.name === 'gateway')
-      .map((e: any) => e.reason);
+    // The Event follows its status write: wait for it rather than read it at once.
+    const bouncing = await eventually('the Finished Event', () => {
+      const reasons = h.sim
+        .events()
+        .filter((e: any) => e.involvedObject?.name === 'gateway')
+        .map((e: any) => e.reason);
+      return reasons.includes('Finished') ? reasons : undefined;
+    });
     expect(bouncing).toEqual(expect.arrayContaining(['Bouncing', 'Finished']));
     expect(bouncing).not.toContain('Accepted');
   });
