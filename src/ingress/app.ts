@@ -8,6 +8,7 @@ import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
 import type { AppDeps } from './deps.js';
 import { FollowUps } from './follow-ups.js';
+import { groupCommit } from './ingest.js';
 import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
 import { registerJsonParsers } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
@@ -54,11 +55,12 @@ function quietRoutine(app: FastifyInstance): void {
 
 /** Builds the HTTP app; `main` listens, tests use `inject` or listen on port 0. */
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
-  const deps: AppDeps = {
+  const withCaches: AppDeps = {
     ...given,
     followUps: given.followUps ?? new FollowUps(),
     recentRuns: given.recentRuns ?? new RecentRuns(),
   };
+  const deps: AppDeps = { ...withCaches, runs: given.runs ?? groupCommit(withCaches) };
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({

@@ -5,6 +5,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import type { TokenReviewer } from '../kube/token-review.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
+import type { GroupCommit } from '../queue/group-commit.js';
 import type { RecentRuns } from '../queue/recent-runs.js';
 import type { StatusWriter } from '../status/writer.js';
 import type { FollowUps } from './follow-ups.js';
@@ -27,4 +28,6 @@ export interface AppDeps {
   followUps?: FollowUps;
   /** Runs this process saw accepted, to answer their repeats without Redis; `buildApp` makes one. */
   recentRuns?: RecentRuns;
+  /** Enqueues runs by group commit; `buildApp` makes one. */
+  runs?: GroupCommit;
 }

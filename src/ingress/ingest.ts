@@ -1,7 +1,8 @@
 import { BouncerError, TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
-import { enqueueRun, type EnqueueResult } from '../queue/enqueue.js';
+import type { EnqueueResult } from '../queue/enqueue.js';
+import { GroupCommit } from '../queue/group-commit.js';
 import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
@@ -53,7 +54,7 @@ export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
  * answered as a duplicate (nothing is enqueued twice) once the replica has caught up. Redis
  * Cluster routes WAIT by key, so it is left to the cluster's own replication there.
  */
-async function confirmReplicated(deps: AppDeps): Promise<void> {
+export async function confirmReplicated(deps: AppDeps): Promise<void> {
   if (deps.config.redis.kind === 'cluster') return;
   const ack = await inRedis(() => waitForReplica(deps.redis));
   if (ack === 'timeout') {
@@ -62,6 +63,21 @@ async function confirmReplicated(deps: AppDeps): Promise<void> {
       1,
     );
   }
+}
+
+/**
+ * Enqueues runs for this app by group commit; each batch is durable (a replica confirmed it)
+ * before any of its events is answered.
+ */
+export function groupCommit(deps: AppDeps): GroupCommit {
+  return new GroupCommit({
+    flows: deps.flows,
+    redis: deps.redis,
+    prefix: deps.config.queuePrefix,
+    retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
+    ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
+    durable: () => confirmReplicated(deps),
+  });
 }
 
 /** An answer that stays true (an accepted run) is kept, so a repeat of it needs no Redis. */
@@ -94,7 +110,7 @@ function markPending(deps: AppDeps, directive: Directive, issuedAt: string | und
   const context = { directive: directiveKey(directive.metadata) };
   const failure = 'could not mark the directive PENDING';
   if (deps.followUps !== undefined) {
-    deps.followUps.start(deps.log, failure, context, write);
+    deps.followUps.start(deps.log, { failure, context, key: uid }, write);
     return;
   }
   write().catch((error: unknown) => deps.log.warn({ err: error, ...context }, failure));
@@ -115,22 +131,13 @@ export async function ingest(
   const directive = await resolveDirective(deps, event);
   assertSpecAllowed(deps.config, directive.spec);
   const { uid } = directive.metadata;
-  const enqueueDeps = {
-    flows: deps.flows,
-    redis: deps.redis,
-    prefix: deps.config.queuePrefix,
-    retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
-    ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
-  };
+  const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>
-    enqueueRun(enqueueDeps, directive, event.issuedAt, namesIssuance(event)),
+    runs.enqueue({ directive, issuedAt: event.issuedAt, issuance: namesIssuance(event) }),
   );
   const { run, duplicate } = enqueued;
   // A recalled answer was confirmed by a replica when this process first gave it.
-  if (enqueued.recalled !== true) {
-    await confirmReplicated(deps);
-    remember(deps, directive, event.issuedAt, enqueued);
-  }
+  if (enqueued.recalled !== true) remember(deps, directive, event.issuedAt, enqueued);
   if (!duplicate) markPending(deps, directive, run.issuedAt);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
   deps.log.info(

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
 import type { RecentRuns } from './recent-runs.js';
-import { claimRun, confirmRun, releaseRun, type Run } from './runs.js';
+import type { Run } from './runs.js';
 import type { SelectorJobData } from './selector-job.js';
 
 export interface EnqueueResult {
@@ -93,47 +93,7 @@ export function runFor(directive: Directive, issuedAt: Date | undefined): Run {
   };
 }
 
-/**
- * Enqueues the run an event asks for, or answers that an accepted run already covers it (DESIGN
- * §2 *Runs*). The decision is one atomic Redis script; the whole chain is then added in one
- * transaction (every job or none), with deterministic ids so that adding it twice changes
- * nothing. A claim whose chain could not be added is released, so the sender's retry starts over.
- * `issuance` is true for native and CloudEvent events, whose later `issuedAt` starts a new run of
- * the same generation; the object shapes start a run only for a generation that has none.
- */
-export async function enqueueRun(
-  deps: EnqueueDeps,
-  directive: Directive,
-  issuedAt: Date | undefined,
-  issuance: boolean,
-): Promise<EnqueueResult> {
-  const run = runFor(directive, issuedAt);
-  const known = deps.recent?.recall(deps.prefix, run);
-  if (known !== undefined) return { run: known, duplicate: true, recalled: true };
-  const claimedAt = Date.now();
-  const claim = await claimRun(deps.redis, deps.prefix, run, {
-    issuance,
-    retentionSeconds: deps.retentionSeconds,
-  });
-  if (claim.decision === 'duplicate') {
-    // Another request claimed this very run a moment ago: make sure its jobs are durable before
-    // answering (adding them again is a no-op), as a 2xx promises.
-    if (claim.inProgress)
-      await deps.flows.add(chain(selectorJobs(directive, run, deps.retentionSeconds)));
-    const ttl = claim.acceptedTtlMs;
-    return {
-      run: claim.latest ?? run,
-      duplicate: true,
-      ...(ttl === undefined ? {} : { lastsUntil: claimedAt + ttl }),
-    };
-  }
-  try {
-    await deps.flows.add(chain(selectorJobs(directive, run, deps.retentionSeconds)));
-  } catch (error) {
-    await releaseRun(deps.redis, deps.prefix, run, claim.previous).catch(() => undefined);
-    throw error;
-  }
-  const confirmedAt = Date.now();
-  await confirmRun(deps.redis, deps.prefix, run, deps.retentionSeconds);
-  return { run, duplicate: false, lastsUntil: confirmedAt + deps.retentionSeconds * 1000 };
+/** The flow that enqueues a run: its selector jobs chained in spec order. */
+export function runChain(directive: Directive, run: Run, retentionSeconds: number): FlowJob {
+  return chain(selectorJobs(directive, run, retentionSeconds));
 }

@@ -96,34 +96,49 @@ function keys(prefix: string, run: Run): [string, string] {
   return [latestRunKey(prefix, run.uid), acceptedKey(prefix, run.uid, run.generation, run.runKey)];
 }
 
+type ClaimReply = [string, string, string, number?];
+
+/** The scripts as ioredis commands: EVALSHA (the script text is sent once per connection). */
+interface RunCommands {
+  podBouncerClaimRun(...args: string[]): Promise<ClaimReply>;
+  podBouncerConfirmRun(...args: string[]): Promise<number>;
+  podBouncerReleaseRun(...args: string[]): Promise<number>;
+}
+
+type Commandable = Pick<Redis, 'defineCommand' | 'pipeline'>;
+
+function commands<T extends Commandable>(redis: T): T & RunCommands {
+  const client = redis as T & Partial<RunCommands>;
+  if (client.podBouncerClaimRun === undefined) {
+    redis.defineCommand('podBouncerClaimRun', { numberOfKeys: 2, lua: CLAIM });
+    redis.defineCommand('podBouncerConfirmRun', { numberOfKeys: 2, lua: CONFIRM });
+    redis.defineCommand('podBouncerReleaseRun', { numberOfKeys: 2, lua: RELEASE });
+  }
+  return client as T & RunCommands;
+}
+
 const parse = (json: string): Run | undefined =>
   json === '' ? undefined : (JSON.parse(json) as Run);
 
-/**
- * Decides atomically whether `run` starts a new run (DESIGN §2 *Runs*): its marker exists, or
- * the latest run is of a newer generation, or of the same generation and (for events that name
- * an issuance) a later or equal `issuedAt` (for object shapes: any) → duplicate. Otherwise the
- * run's marker is claimed and the record points at it, so the older run's jobs stop at their
- * next check.
- */
-export async function claimRun(
-  redis: Redis,
-  prefix: string,
-  run: Run,
-  options: { issuance: boolean; retentionSeconds: number },
-): Promise<RunClaim> {
-  const answer = (await redis.eval(
-    CLAIM,
-    2,
+export interface ClaimRequest {
+  run: Run;
+  /** True for events that name an issuance (native, CloudEvent); false for object shapes. */
+  issuance: boolean;
+}
+
+function claimArgs(prefix: string, { run, issuance }: ClaimRequest, retention: number): string[] {
+  return [
     ...keys(prefix, run),
     String(run.generation),
     run.runKey,
-    options.issuance ? '1' : '0',
+    issuance ? '1' : '0',
     JSON.stringify(run),
     String(CLAIM_TTL_SECONDS),
-    String(options.retentionSeconds),
-  )) as [string, string, string, number?];
-  const [decision, current, marker, ttl] = answer;
+    String(retention),
+  ];
+}
+
+function claimOf([decision, current, marker, ttl]: ClaimReply): RunClaim {
   if (decision === 'new') return { decision, previous: parse(current) };
   const inProgress = marker === 'claimed';
   const accepted = marker !== '' && !inProgress && ttl !== undefined && ttl > 0;
@@ -135,23 +150,78 @@ export async function claimRun(
   };
 }
 
-/** Marks the run accepted (its jobs are durable) and makes it the latest unless a newer one is. */
+/** The replies of a pipeline, or its first error. */
+async function replies<R>(pipeline: ReturnType<Redis['pipeline']>): Promise<R[]> {
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return reply as R;
+  });
+}
+
+/**
+ * Decides atomically whether `run` starts a new run (DESIGN §2 *Runs*): its marker exists, or
+ * the latest run is of a newer generation, or of the same generation and (for events that name
+ * an issuance) a later or equal `issuedAt` (for object shapes: any) → duplicate. Otherwise the
+ * run's marker is claimed and the record points at it, so the older run's jobs stop at their
+ * next check. Several claims go out in one pipeline, each still atomic and decided in order.
+ */
+export async function claimRuns(
+  redis: Redis,
+  prefix: string,
+  requests: readonly ClaimRequest[],
+  retentionSeconds: number,
+): Promise<RunClaim[]> {
+  const client = commands(redis);
+  const pipeline = client.pipeline() as ReturnType<Redis['pipeline']> & RunCommands;
+  for (const request of requests)
+    void pipeline.podBouncerClaimRun(...claimArgs(prefix, request, retentionSeconds));
+  return (await replies<ClaimReply>(pipeline)).map(claimOf);
+}
+
+/** One claim (see `claimRuns`). */
+export async function claimRun(
+  redis: Redis,
+  prefix: string,
+  run: Run,
+  options: { issuance: boolean; retentionSeconds: number },
+): Promise<RunClaim> {
+  const reply = await commands(redis).podBouncerClaimRun(
+    ...claimArgs(prefix, { run, issuance: options.issuance }, options.retentionSeconds),
+  );
+  return claimOf(reply);
+}
+
+/** Marks runs accepted (their jobs are durable); each becomes the latest unless a newer one is. */
+export async function confirmRuns(
+  redis: Redis,
+  prefix: string,
+  runs: readonly Run[],
+  retentionSeconds: number,
+): Promise<void> {
+  if (runs.length === 0) return;
+  const pipeline = commands(redis).pipeline() as ReturnType<Redis['pipeline']> & RunCommands;
+  for (const run of runs) {
+    void pipeline.podBouncerConfirmRun(
+      ...keys(prefix, run),
+      JSON.stringify(run),
+      String(run.generation),
+      run.runKey,
+      run.acceptedAt,
+      String(retentionSeconds),
+    );
+  }
+  await replies(pipeline);
+}
+
+/** Marks one run accepted (see `confirmRuns`). */
 export async function confirmRun(
   redis: Redis,
   prefix: string,
   run: Run,
   retentionSeconds: number,
 ): Promise<void> {
-  await redis.eval(
-    CONFIRM,
-    2,
-    ...keys(prefix, run),
-    JSON.stringify(run),
-    String(run.generation),
-    run.runKey,
-    run.acceptedAt,
-    String(retentionSeconds),
-  );
+  await confirmRuns(redis, prefix, [run], retentionSeconds);
 }
 
 /** Undoes a claim whose enqueue failed, so the sender's retry is handled afresh. */
@@ -162,5 +232,5 @@ export async function releaseRun(
   previous: Run | undefined,
 ): Promise<void> {
   const before = previous === undefined ? '' : JSON.stringify(previous);
-  await redis.eval(RELEASE, 2, ...keys(prefix, run), JSON.stringify(run), before);
+  await commands(redis).podBouncerReleaseRun(...keys(prefix, run), JSON.stringify(run), before);
 }

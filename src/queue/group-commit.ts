@@ -1,0 +1,157 @@
+import type { FlowJob } from 'bullmq';
+import type { Directive } from '../directive/types.js';
+import { runChain, runFor, type EnqueueDeps, type EnqueueResult } from './enqueue.js';
+import { QUEUE_NAME } from './names.js';
+import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
+
+export interface EnqueueRequest {
+  directive: Directive;
+  issuedAt: Date | undefined;
+  /** True for native and CloudEvent events, whose later `issuedAt` starts a new run. */
+  issuance: boolean;
+}
+
+export interface GroupCommitDeps extends EnqueueDeps {
+  /**
+   * Called once per committed batch, after its writes: throws when they are not durable yet
+   * (a replica that did not acknowledge them), and every answer of the batch then fails.
+   */
+  durable?: () => Promise<void>;
+}
+
+interface Waiting {
+  request: EnqueueRequest;
+  run: Run;
+  resolve: (result: EnqueueResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs per commit: the flows of one batch go out in one MULTI, whose size this bounds. */
+const MAX_BATCH = 128;
+
+/**
+ * Enqueues runs by group commit: the events that arrive while a commit is in flight (or within
+ * the same turn of the event loop) are decided and written together, in a constant number of
+ * Redis round trips per batch instead of per event — one pipeline of claims, one MULTI of flows
+ * (`FlowProducer.addBulk`), one pipeline of confirmations, one replica check. Each claim is still
+ * its own atomic decision, taken in arrival order. A batch is committed whole or fails whole:
+ * then the claims it made are released and every event of it gets the error (a 503 the sender
+ * retries; deterministic job ids make the retry add nothing twice).
+ */
+export class GroupCommit {
+  private waiting: Waiting[] = [];
+  private committing = false;
+  private scheduled = false;
+
+  constructor(private readonly deps: GroupCommitDeps) {}
+
+  /** The run an event asks for: new, or the run that already covers it (DESIGN §2 *Runs*). */
+  enqueue(request: EnqueueRequest): Promise<EnqueueResult> {
+    const run = runFor(request.directive, request.issuedAt);
+    const known = this.deps.recent?.recall(this.deps.prefix, run);
+    if (known !== undefined)
+      return Promise.resolve({ run: known, duplicate: true, recalled: true });
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ request, run, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.committing || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.commitNext();
+    });
+  }
+
+  private async commitNext(): Promise<void> {
+    const batch = this.waiting.splice(0, MAX_BATCH);
+    if (batch.length === 0) return;
+    this.committing = true;
+    try {
+      const results = await commit(this.deps, batch);
+      batch.forEach((item, index) => item.resolve(results[index]!));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    } finally {
+      this.committing = false;
+      if (this.waiting.length > 0) this.schedule();
+    }
+  }
+}
+
+/**
+ * The flows a batch must add: every new run's, and every run another request claimed a moment
+ * ago (its jobs must be durable before a 2xx; adding them again is a no-op). One per run.
+ */
+function flowsToAdd(deps: EnqueueDeps, batch: Waiting[], claims: RunClaim[]): Map<Run, FlowJob> {
+  const flows = new Map<string, [Run, FlowJob]>();
+  claims.forEach((claim, index) => {
+    const { request, run } = batch[index]!;
+    if (claim.decision === 'new' || claim.inProgress) {
+      flows.set(run.jobIds[0]!, [run, runChain(request.directive, run, deps.retentionSeconds)]);
+    }
+  });
+  return new Map(flows.values());
+}
+
+/**
+ * Adds the flows in one MULTI and checks that every job of them is in Redis: `addBulk` does not
+ * report a script that failed inside the transaction, so one EXISTS over all their keys does.
+ */
+async function addFlows(deps: EnqueueDeps, flows: Map<Run, FlowJob>): Promise<void> {
+  if (flows.size === 0) return;
+  await deps.flows.addBulk([...flows.values()]);
+  const keys = [...flows.keys()].flatMap((run) =>
+    run.jobIds.map((id) => `${deps.prefix}:${QUEUE_NAME}:${id}`),
+  );
+  const present = await deps.redis.exists(...keys);
+  if (present !== keys.length) {
+    throw new Error(`the queue holds ${present} of the ${keys.length} jobs just added`);
+  }
+}
+
+async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueResult[]> {
+  const claimedAt = Date.now();
+  const claims = await claimRuns(
+    deps.redis,
+    deps.prefix,
+    batch.map(({ request, run }) => ({ run, issuance: request.issuance })),
+    deps.retentionSeconds,
+  );
+  const fresh = batch.filter((_, index) => claims[index]!.decision === 'new');
+  try {
+    await addFlows(deps, flowsToAdd(deps, batch, claims));
+  } catch (error) {
+    await Promise.allSettled(
+      claims.flatMap((claim, index) =>
+        claim.decision === 'new'
+          ? [releaseRun(deps.redis, deps.prefix, batch[index]!.run, claim.previous)]
+          : [],
+      ),
+    );
+    throw error;
+  }
+  const confirmedAt = Date.now();
+  await confirmRuns(
+    deps.redis,
+    deps.prefix,
+    fresh.map(({ run }) => run),
+    deps.retentionSeconds,
+  );
+  await deps.durable?.();
+  return claims.map((claim, index): EnqueueResult => {
+    const { run } = batch[index]!;
+    if (claim.decision === 'new') {
+      return { run, duplicate: false, lastsUntil: confirmedAt + deps.retentionSeconds * 1000 };
+    }
+    const ttl = claim.acceptedTtlMs;
+    return {
+      run: claim.latest ?? run,
+      duplicate: true,
+      ...(ttl === undefined ? {} : { lastsUntil: claimedAt + ttl }),
+    };
+  });
+}
