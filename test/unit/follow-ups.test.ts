@@ -11,12 +11,12 @@ describe('follow-ups', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    followUps.start(log, 'failed', {}, async () => {
+    followUps.start(log, { failure: 'failed' }, async () => {
       order.push('write');
       await held;
       order.push('written');
     });
-    followUps.start(log, 'failed', {}, async () => {
+    followUps.start(log, { failure: 'failed' }, async () => {
       throw new Error('refused');
     });
     order.push('answer');
@@ -32,5 +32,73 @@ describe('follow-ups', () => {
     await drain;
     expect(order).toEqual(['answer', 'write', 'written']);
     expect(followUps.size).toBe(0);
+  });
+});
+
+describe('follow-ups under a burst', () => {
+  const log = createLogger('silent');
+  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('run at most `concurrency` at once, the rest in arrival order as slots free up', async () => {
+    const followUps = new FollowUps({ concurrency: 2 });
+    const releases: (() => void)[] = [];
+    const started: number[] = [];
+    let running = 0;
+    let most = 0;
+    for (let index = 0; index < 5; index += 1) {
+      followUps.start(log, { failure: 'failed' }, async () => {
+        started.push(index);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running -= 1;
+      });
+    }
+    await tick();
+    expect(started).toEqual([0, 1]);
+    while (releases.length > 0) {
+      releases.shift()!();
+      await tick();
+      await tick();
+    }
+    await followUps.drain();
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(most).toBe(2);
+  });
+
+  it('a later write with the same key replaces the queued one; a started one is not replaced', async () => {
+    const followUps = new FollowUps({ concurrency: 1 });
+    const done: string[] = [];
+    let release: () => void = () => undefined;
+    followUps.start(log, { failure: 'failed', key: 'a' }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      done.push('a1');
+    });
+    await tick();
+    followUps.start(log, { failure: 'failed', key: 'b' }, async () => void done.push('b1'));
+    followUps.start(log, { failure: 'failed', key: 'a' }, async () => void done.push('a2'));
+    followUps.start(log, { failure: 'failed', key: 'b' }, async () => void done.push('b2'));
+    expect(followUps.size).toBe(3);
+    release();
+    await followUps.drain();
+    expect(done).toEqual(['a1', 'a2', 'b2']);
+  });
+
+  it('drops the oldest waiting write beyond maxWaiting, and says so', async () => {
+    const lines: string[] = [];
+    const counting = createLogger('warn', { write: (line: string) => void lines.push(line) });
+    const followUps = new FollowUps({ concurrency: 1, maxWaiting: 2 });
+    const done: number[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      followUps.start(
+        counting,
+        { failure: 'could not mark', context: { n: index } },
+        async () => void done.push(index),
+      );
+    }
+    await followUps.drain();
+    expect(done).toEqual([2, 3]);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('too many writes waiting');
   });
 });
