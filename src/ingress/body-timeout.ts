@@ -18,7 +18,8 @@ function hasBody(headers: Record<string, unknown>): boolean {
  */
 export function limitBodyTime(app: FastifyInstance, seconds: number): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!hasBody(request.headers)) return payload;
+    // A body that has fully arrived with its headers (most events: one packet) needs no timer.
+    if (!hasBody(request.headers) || request.raw.complete) return payload;
     const limited = new PassThrough();
     const timer = setTimeout(() => {
       // The socket itself is closed after the 408 is written (Connection: close).

@@ -1,5 +1,10 @@
 import { ConflictError } from '../errors.js';
-import { directiveKey, type Directive, type DirectiveManifest } from '../directive/types.js';
+import {
+  directiveKey,
+  type Directive,
+  type DirectiveManifest,
+  type DirectiveSpec,
+} from '../directive/types.js';
 import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
@@ -52,6 +57,22 @@ async function applyInline(deps: AppDeps, manifest: DirectiveManifest): Promise<
 }
 
 /**
+ * Specs already checked, by identity: the watch cache hands out the same object for a directive
+ * until the directive changes (a change is a new object), so a repeated event skips the check.
+ */
+const checkedSpecs = new WeakMap<object, DirectiveSpec>();
+
+function checkedOnce(spec: unknown): DirectiveSpec {
+  if (typeof spec !== 'object' || spec === null) return checkedSpec(spec);
+  let checked = checkedSpecs.get(spec);
+  if (checked === undefined) {
+    checked = checkedSpec(spec);
+    checkedSpecs.set(spec, checked);
+  }
+  return checked;
+}
+
+/**
  * The directive an event is about: written to the cluster (inline), or read (by reference) from
  * the process's watch cache when that is at least as fresh as the event, else from the API.
  */
@@ -64,5 +85,5 @@ export async function resolveDirective(
       ? await applyInline(deps, event.manifest)
       : await readReference(deps, event);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
-  return { ...directive, spec: checkedSpec(directive.spec) };
+  return { ...directive, spec: checkedOnce(directive.spec) };
 }
