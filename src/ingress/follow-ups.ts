@@ -15,7 +15,7 @@ export interface FollowUpLabel {
 }
 
 export interface FollowUpOptions {
-  /** How many run at once: answers come first, these trail them. */
+  /** How many run at once (default 1): answers come first, these trail them. */
   concurrency?: number;
   /** How many may wait; beyond it the oldest is dropped (the worker writes the status anyway). */
   maxWaiting?: number;
@@ -23,7 +23,7 @@ export interface FollowUpOptions {
 
 /**
  * Work that follows an answer rather than delays it (the PENDING status and its Event): started
- * once the answer is on its way, a few at a time so that a burst of events is answered before
+ * once the answer is on its way, one at a time by default so that a burst of events is answered before
  * its status writes compete with it, coalesced by key (a later write for the same directive
  * replaces one that has not started), its failure logged, and tracked so that closing the app
  * waits for what is still queued or in flight instead of cutting it off.
@@ -36,7 +36,7 @@ export class FollowUps {
   private readonly maxWaiting: number;
 
   constructor(options: FollowUpOptions = {}) {
-    this.concurrency = options.concurrency ?? 4;
+    this.concurrency = options.concurrency ?? 1;
     this.maxWaiting = options.maxWaiting ?? 10_000;
   }
 
