@@ -6,6 +6,7 @@ import { selectorJobLabel } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { safeEqual } from './auth.js';
 import { DASHBOARD_PATH } from './dashboard-path.js';
+import { bullBoardUiPath, loadEditedUi, serveEditedUi } from './dashboard-ui.js';
 import type { AppDeps } from './deps.js';
 
 export { DASHBOARD_PATH };
@@ -59,7 +60,8 @@ function basicAuthGuard(credentials: DashboardCredentials) {
  * would bounce their pods again).
  *
  * Keyed by method and the route that matched (bull-board's pattern), never by the raw URL: what
- * runs is what the router chose, whatever `#`, `?`, `%2F` or `//` the URL carries.
+ * runs is what the router chose, whatever `#`, `?`, `%2F` or `//` the URL carries. The UI shows
+ * only these controls (dashboard-ui-edits.ts): a change here is a change there.
  */
 type ParamsCheck = (params: Record<string, string>) => boolean;
 const ALLOWED_WRITES: ReadonlyMap<string, ParamsCheck> = new Map<string, ParamsCheck>([
@@ -124,7 +126,8 @@ function tolerantJsonParser(app: FastifyInstance): void {
  * The bull-board dashboard over the selector queue at `/admin/queues`, in a plugin of its own so
  * that its guard, body parser and error handler apply to it alone. bull-board has no auth of its
  * own: the onRequest guard runs before any of its routes, static files included. Retrying a failed
- * selector job here is what `POST /v1/directives/:ns/:name/retry` does.
+ * selector job here is what `POST /v1/directives/:ns/:name/retry` does. Its UI is served with the
+ * controls the guard refuses taken off (dashboard-ui-edits.ts).
  */
 export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -145,10 +148,12 @@ export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials
     queue.setFormatter('name', (job: { name?: string; data?: Partial<SelectorJobData> }) =>
       selectorJobLabel(job.name ?? '', job.data),
     );
+    const uiBasePath = bullBoardUiPath();
+    serveEditedUi(app, await loadEditedUi(uiBasePath, app.log));
     createBullBoard({
       queues: [queue],
       serverAdapter,
-      options: { uiConfig: { boardTitle: 'pod-bouncer', hideDocsLink: true } },
+      options: { uiBasePath, uiConfig: { boardTitle: 'pod-bouncer', hideDocsLink: true } },
     });
     await app.register(serverAdapter.registerPlugin(), { prefix: DASHBOARD_PATH });
   };

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UI_EDITS } from '../../src/ingress/dashboard-ui-edits.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 const USER = 'ops';
@@ -58,6 +60,48 @@ describe('the dashboard at /admin/queues', () => {
         expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
       }
       expect((await get(path, basic(USER, PASSWORD))).status, path).toBe(200);
+    }
+  });
+
+  it('serves its edited scripts with their own length and ETag, and answers a revalidation with 304', async () => {
+    const auth = basic(USER, PASSWORD);
+    const plain = await get('/admin/queues/static/js/async/87.be2aba7d11.js', auth);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('etag')).toMatch(/^W\/"/);
+    for (const file of new Set(UI_EDITS.map((edit) => edit.file))) {
+      const path = `/admin/queues/static/${file}`;
+      expect((await get(path)).status, path).toBe(401);
+      const response = await get(path, auth);
+      expect(response.status, path).toBe(200);
+      const body = Buffer.from(await response.arrayBuffer());
+      for (const edit of UI_EDITS.filter((candidate) => candidate.file === file)) {
+        expect(body.toString('utf8'), edit.hides).not.toContain(edit.needle);
+      }
+      expect(Number(response.headers.get('content-length')), path).toBe(body.length);
+      const etag = response.headers.get('etag');
+      expect(etag, path).toBe(`"${createHash('sha256').update(body).digest('base64url')}"`);
+      // As bull-board's other files are served, so a browser treats them alike.
+      for (const header of ['content-type', 'cache-control']) {
+        expect(response.headers.get(header), `${path} ${header}`).toBe(plain.headers.get(header));
+      }
+
+      const head = await fetch(`${h.serve.url}${path}`, {
+        method: 'HEAD',
+        headers: { authorization: auth },
+      });
+      expect(head.headers.get('content-length'), path).toBe(String(body.length));
+      expect(head.headers.get('etag'), path).toBe(etag);
+      const fresh = await fetch(`${h.serve.url}${path}`, {
+        headers: { authorization: auth, 'if-none-match': `W/"0-0", ${etag!}` },
+      });
+      expect(fresh.status, path).toBe(304);
+      expect(await fresh.text()).toBe('');
+      // A copy cached before the edits (bull-board's own weak ETag) is sent the edited one.
+      const stale = await fetch(`${h.serve.url}${path}`, {
+        headers: { authorization: auth, 'if-none-match': plain.headers.get('etag')! },
+      });
+      expect(stale.status, path).toBe(200);
+      expect(Buffer.from(await stale.arrayBuffer()).equals(body), path).toBe(true);
     }
   });
 
