@@ -72,6 +72,16 @@ async function readView(api: ApiClient, ref: DirectiveRef): Promise<DirectiveVie
   };
 }
 
+/**
+ * A line cut to the terminal's width: the redraw moves the cursor up one row per line, so a line
+ * that wrapped would leave its second row behind on every redraw.
+ */
+function fitted(line: string, columns: number | undefined): string {
+  const characters = [...line];
+  if (!columns || characters.length < columns) return line;
+  return `${characters.slice(0, Math.max(1, columns - 2)).join('')}…`;
+}
+
 async function status(
   io: ClientIo,
   ref: DirectiveRef,
@@ -82,7 +92,9 @@ async function status(
   let view = await readView(api, ref);
   let shown: string[] = [];
   for (;;) {
-    const lines = renderStatus(view, tty);
+    const lines = renderStatus(view, tty).map((line) =>
+      tty ? fitted(line, io.out.columns) : line,
+    );
     if (lines.join('\n') !== shown.join('\n')) {
       // On a terminal the previous block is redrawn in place; elsewhere each change is a new block.
       if (tty && shown.length > 0) io.out.write(`\x1b[${shown.length}A\x1b[J`);

@@ -63,6 +63,11 @@ describe('pod-bouncer CLI', () => {
       ]),
     );
     h.sim.applyDirective(
+      directive('mesh', 'narrow', [
+        { namespace: 'mesh', labels: { app: 'reviews' }, waitForReplicas: 2 },
+      ]),
+    );
+    h.sim.applyDirective(
       directive('mesh', 'slow', [
         { namespace: 'mesh', labels: { app: 'slow' }, waitForReplicas: 2 },
         { namespace: 'mesh', labels: { app: 'slow' }, waitForReplicas: 2 },
@@ -199,6 +204,26 @@ describe('pod-bouncer CLI', () => {
       // Redrawn in place: cursor up over the previous block, then clear to the end of the screen.
       expect(output).toMatch(/\x1b\[3A\x1b\[J/);
       expect(output).toMatch(/mesh\/slow {2}FINISHED/);
+    },
+  );
+
+  it.runIf(hasScript || process.env.CI)(
+    'fits each line of status --watch to a narrow terminal, so the redraw leaves no wrapped rows',
+    async () => {
+      expect(hasScript).toBe(true);
+      expect((await runCli(['send', 'mesh/narrow'], env)).code).toBe(0);
+      const command = `stty cols 40 rows 20; node bin/pod-bouncer.js status --watch mesh/narrow`;
+      const run = await runCommand('script', ['-qefc', command, '/dev/null'], {
+        ...env,
+        TERM: 'xterm',
+      });
+      expect(run.code, run.stdout).toBe(0);
+      const rows = run.stdout
+        .split(/\r?\n/)
+        .map((row) => row.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''))
+        .filter((row) => row.length > 0);
+      expect(rows.some((row) => row.startsWith('mesh/narrow  FINISHED'))).toBe(true);
+      for (const row of rows) expect([...row].length, row).toBeLessThan(40);
     },
   );
 });
