@@ -16,9 +16,12 @@ async function startRole(role: 'serve' | 'work' | 'all'): Promise<void> {
     import('../main.js'),
   ]);
   const config = loadConfig();
-  await run(role, config, createLogger(config.logLevel));
+  const running = await run(role, config, createLogger(config.logLevel));
   // Node writes the compile cache at exit; a server killed hard would never write it.
   module.flushCompileCache?.();
+  // The api loads its Kubernetes side on first use; if client-node then refuses the kubeconfig,
+  // the process ends with the start-up sentence like any other start-up error (cli/run.ts).
+  await running.failure;
 }
 
 /** `serve`, `work`, `all`, `demo` and `sim`: the processes pod-bouncer runs as. */
