@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
+import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
 import { FollowUps } from './follow-ups.js';
 import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
@@ -77,6 +78,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 300 },
     requestIdHeader: false,
     genReqId: requestId,
+    schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const auth = authenticator(deps);
   // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.
