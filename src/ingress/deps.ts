@@ -1,10 +1,10 @@
-import type { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { TokenReviewer } from '../kube/token-review.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
+import type { ApiQueues } from '../queue/api-queues.js';
 import type { RecentRuns } from '../queue/recent-runs.js';
 import type { StatusWriter } from '../status/writer.js';
 import type { FollowUps } from './follow-ups.js';
@@ -28,8 +28,8 @@ export interface AppDeps {
   kube: ApiKube;
   /** Producer connection: fails fast when Redis is down. */
   redis: Redis;
-  queue: Queue;
-  flows: FlowProducer;
+  /** The BullMQ queue and flow producer, made on first use. */
+  queues: Pick<ApiQueues, 'queue' | 'flows'>;
   status: StatusWriter;
   /** Watch cache of directives: answers events that carry a version it is at least as fresh as. */
   directives?: Pick<DirectiveCache, 'peek' | 'offer'>;

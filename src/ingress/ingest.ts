@@ -116,7 +116,7 @@ export async function ingest(
   assertSpecAllowed(deps.config, directive.spec);
   const { uid } = directive.metadata;
   const enqueueDeps = {
-    flows: deps.flows,
+    flows: await deps.queues.flows(),
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,

@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { observeTransition } from '../metrics/directives.js';
-import { Notifier } from '../notify/notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { StatusWriterOptions } from '../status/writer.js';
 
 /** Something started that must be stopped in order on shutdown. */
@@ -20,27 +19,14 @@ export function warnIfEveryNamespace(config: Config, log: Logger): void {
 
 /**
  * What every status write is observed by: the directive metrics and, with NOTIFY_URL or K_SINK,
- * a notification enqueued on its own queue (with `redis`, a fail-fast producer connection).
+ * the notifier (which enqueues a notification on its own queue). The role makes the notifier:
+ * `serve` imports it (and BullMQ with it) only when notifications are on.
  */
-export function transitionObservers(
-  config: Config,
-  redis: Redis | undefined,
-  log: Logger,
-): { options: StatusWriterOptions; notifier: Notifier | undefined } {
-  const notifier =
-    config.notify && redis
-      ? new Notifier(
-          { connection: redis, prefix: config.queuePrefix },
-          log.child({ component: 'notify' }),
-        )
-      : undefined;
+export function transitionObservers(notifier: Notifier | undefined): StatusWriterOptions {
   return {
-    notifier,
-    options: {
-      onTransition: (written) => {
-        observeTransition(written);
-        notifier?.onTransition(written);
-      },
+    onTransition: (written) => {
+      observeTransition(written);
+      notifier?.onTransition(written);
     },
   };
 }

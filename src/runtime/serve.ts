@@ -1,4 +1,4 @@
-import { FlowProducer, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -7,10 +7,11 @@ import { DeferredKube, type LoadedKube } from '../ingress/deferred-kube.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
+import type { Notifier } from '../notify/notifier.js';
 import { createProducerConnection, readyOrTimeout } from '../queue/connection.js';
-import { QUEUE_NAME } from '../queue/names.js';
+import { ApiQueues } from '../queue/api-queues.js';
 import { describeTopology } from '../queue/redis-topology.js';
-import { queueErrorListener, reportOutages } from '../queue/redis-watch.js';
+import { reportOutages } from '../queue/redis-watch.js';
 import { StatusWriter } from '../status/writer.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
 
@@ -20,7 +21,13 @@ export interface ServeRole extends Role {
   directives(): Promise<DirectiveCache>;
   /** Rejects when the api's Kubernetes side cannot be loaded: the process must end (main.ts). */
   kubeFailure: Promise<never>;
-  queue: Queue;
+  /** The BullMQ queue, once made: it is made on first use, or by `loadAll()`. */
+  readonly queue: Queue;
+  /**
+   * Loads now what `serve` otherwise loads on first use (its Kubernetes side, the queues): a stack
+   * that tests, benchmarks and the demo start is then complete before its first request.
+   */
+  loadAll(): Promise<void>;
   /** The producer connection (fail-fast), for callers that inspect Redis directly. */
   redis: Redis;
   url: string;
@@ -49,6 +56,20 @@ async function loadKube(config: Config, log: Logger, gateway: KubeGateway): Prom
   };
 }
 
+/** With NOTIFY_URL or K_SINK, the notifier, on the api's fail-fast connection; imported only then. */
+async function notifierOf(
+  config: Config,
+  redis: Redis,
+  log: Logger,
+): Promise<Notifier | undefined> {
+  if (config.notify === undefined) return undefined;
+  const { Notifier } = await import('../notify/notifier.js');
+  return new Notifier(
+    { connection: redis, prefix: config.queuePrefix },
+    log.child({ component: 'notify' }),
+  );
+}
+
 /** The HTTP role: builds the app on the real parts and listens. */
 export async function startServe(
   config: Config,
@@ -63,12 +84,7 @@ export async function startServe(
       describeTopology(config.redis),
       'Redis is not reachable yet; events get 503 until it is',
     );
-  const connection = { connection: redis, prefix: config.queuePrefix };
-  const queue = new Queue(QUEUE_NAME, connection);
-  const flows = new FlowProducer(connection);
-  // Without listeners BullMQ prints each connection error with console.error.
-  queue.on('error', queueErrorListener(log, 'queue'));
-  flows.on('error', queueErrorListener(log, 'flow producer'));
+  const queues = new ApiQueues({ connection: redis, prefix: config.queuePrefix }, log);
   let fail = (error: unknown): void => void error;
   const kubeFailure = new Promise<never>((_, reject) => {
     fail = reject;
@@ -79,15 +95,18 @@ export async function startServe(
     const gateway = typeof source === 'function' ? await source() : source;
     return loadKube(config, log, gateway);
   }, fail);
-  const observers = transitionObservers(config, redis, log);
-  const status = new StatusWriter(kube, log.child({ component: 'status' }), observers.options);
+  const notifier = await notifierOf(config, redis, log);
+  const status = new StatusWriter(
+    kube,
+    log.child({ component: 'status' }),
+    transitionObservers(notifier),
+  );
   const app = await buildApp({
     config,
     log,
     kube,
     redis,
-    queue,
-    flows,
+    queues,
     status,
     directives: kube.directives,
     tokenReviewer: kube.tokenReviewer,
@@ -99,17 +118,19 @@ export async function startServe(
     app,
     directives: async () => (await kube.side()).caches.directives,
     kubeFailure,
-    queue,
+    get queue(): Queue {
+      const queue = queues.made();
+      if (queue === undefined) throw new Error('the queue is made on first use: call loadAll()');
+      return queue;
+    },
+    async loadAll(): Promise<void> {
+      await Promise.all([kube.side(), queues.queue()]);
+    },
     redis,
     url,
     async close(): Promise<void> {
       await app.close();
-      await Promise.allSettled([
-        queue.close(),
-        flows.close(),
-        kube.close(),
-        observers.notifier?.close(),
-      ]);
+      await Promise.allSettled([queues.close(), kube.close(), notifier?.close()]);
       redis.disconnect();
     },
   };

@@ -7,7 +7,7 @@ import { createProducerConnection, createWorkerConnection } from '../queue/conne
 import { QUEUE_NAME } from '../queue/names.js';
 import { reportOutages } from '../queue/redis-watch.js';
 import { latestRun } from '../queue/runs.js';
-import { startNotifyWorker } from '../notify/notifier.js';
+import { Notifier, startNotifyWorker } from '../notify/notifier.js';
 import { StatusReporter } from '../status/reporter.js';
 import { StatusWriter } from '../status/writer.js';
 import { AbortFlags } from '../workflow/run-control.js';
@@ -32,7 +32,12 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
   const producer = config.notify ? createProducerConnection(config.redis) : undefined;
   producer?.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
-  const observers = transitionObservers(config, producer, log);
+  const notifier = producer
+    ? new Notifier(
+        { connection: producer, prefix: config.queuePrefix },
+        log.child({ component: 'notify' }),
+      )
+    : undefined;
   const notifyQueue = { connection: redis, prefix: config.queuePrefix };
   const delivery = config.notify
     ? startNotifyWorker(config.notify, notifyQueue, log.child({ component: 'notify' }))
@@ -40,7 +45,9 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const worker = startWorker(
     {
       kube,
-      status: new StatusReporter(new StatusWriter(kube, workflowLog, observers.options)),
+      status: new StatusReporter(
+        new StatusWriter(kube, workflowLog, transitionObservers(notifier)),
+      ),
       aborts: new AbortFlags(redis, config.queuePrefix),
       log: workflowLog,
       directives: caches.directives,
@@ -72,7 +79,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     wakeups,
     async close(): Promise<void> {
       await worker.close();
-      await Promise.allSettled([delivery?.close(), observers.notifier?.close()]);
+      await Promise.allSettled([delivery?.close(), notifier?.close()]);
       wakeups.close();
       await caches.close();
       producer?.disconnect();

@@ -72,8 +72,8 @@ export async function startSimStack(options: SimStackOptions): Promise<SimStack>
   };
   const work = options.worker === false ? undefined : startWorker();
   const serve = await startServe(config, log, kube);
-  // Started means answering every route as it will: the api's Kubernetes side is loaded too.
-  await serve.directives();
+  // Started means answering every route as it will: what the api loads on first use is loaded.
+  await serve.loadAll();
   return {
     sim,
     config,
