@@ -25,7 +25,7 @@ export class ApiQueues {
   ) {}
 
   private make(): Promise<Made> {
-    this.making ??= import('bullmq').then(({ FlowProducer, Queue }) => {
+    this.making ??= import('./bullmq-classes.js').then(({ FlowProducer, Queue }) => {
       const queue = new Queue(QUEUE_NAME, this.connection);
       const flows = new FlowProducer(this.connection);
       // Without listeners BullMQ prints each connection error with console.error.

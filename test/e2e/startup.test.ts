@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
+import { deletePrefix, directiveManifest } from '../../src/stack/sim-stack.js';
 import { linesOf, runCli } from '../support/cli-run.js';
 import { startCli, stopCli, type CliProcess } from '../support/processes.js';
 import { eventually } from '../support/harness.js';
@@ -39,6 +40,7 @@ describe('start-up', () => {
   afterAll(async () => {
     await sim.close();
     await rm(dir, { recursive: true, force: true });
+    await deletePrefix(REDIS_URL, base.QUEUE_PREFIX!);
   });
 
   /** One sentence on stderr, no stack, exit code 1. */
@@ -69,7 +71,7 @@ describe('start-up', () => {
       return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
     });
 
-  it('serve answers its probe before it loads the Kubernetes client, which the next one reports', async () => {
+  it('serve answers its probe before it loads the Kubernetes client and BullMQ, then an event', async () => {
     const cli = startCli('serve', base);
     try {
       const url = await listening(cli);
@@ -82,6 +84,15 @@ describe('start-up', () => {
         const body = (await (await fetch(`${url}/readyz`)).json()) as { kubernetes: string };
         return body.kubernetes === 'ok' ? true : undefined;
       });
+      // The first event loads what it needs of BullMQ, as the built executable bundles it.
+      sim.applyDirective(directiveManifest('startup', 'first', [{ namespace: 'startup' }]));
+      const event = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ directive: { namespace: 'startup', name: 'first' } }),
+      });
+      expect(event.status).toBe(202);
+      expect(await event.json()).toMatchObject({ directive: 'startup/first', duplicate: false });
     } finally {
       await stopCli(cli);
     }
