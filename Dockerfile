@@ -6,14 +6,15 @@
 # Debian (glibc) rather than Alpine: msgpackr-extract (used by BullMQ) ships prebuilt glibc binaries.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# --- build: full dependencies, TypeScript compiled to dist/ -------------------------------------
+# --- build: full dependencies, TypeScript checked and bundled into dist/ (scripts/build.mjs) -----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Install scripts are not needed to compile (tsc is plain JS); skipping them keeps the build
-# hermetic and avoids running third-party code at build time.
+# Install scripts are not needed to build (tsc is plain JS; esbuild's binary comes in its platform
+# package); skipping them keeps the build hermetic and avoids running third-party code at build time.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

@@ -8,7 +8,8 @@ import fastify from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createProducerConnection } from '../src/queue/connection.js';
-import { createKubeGateway, startServe } from '../src/runtime.js';
+import { createKubeGateway } from '../src/kube/open-gateway.js';
+import { startServe } from '../src/runtime/serve.js';
 import { REDIS_URL, TOKEN, deletePrefix, ingestSpec } from './lib/stack.js';
 
 const prefix = `pbbench-ingest-${randomBytes(3).toString('hex')}`;
@@ -33,7 +34,8 @@ const first = await fetch(`${serve.url}/v1/events`, {
   body: JSON.stringify({ directive: { namespace: 'in', name: 'dup' } }),
 });
 if (first.status !== 202) throw new Error(`warm-up answered ${first.status}`);
-if (!(await serve.directives.ready('in'))) throw new Error('the directive watch did not sync');
+if (!(await (await serve.directives()).ready('in')))
+  throw new Error('the directive watch did not sync');
 
 const redis = createProducerConnection(config.redisUrl);
 const flows = new FlowProducer({ connection: redis, prefix: `${prefix}-naive` });

@@ -1,13 +1,15 @@
 /**
  * Start-up checks that turn "retries forever in silence" into one sentence and exit code 1: no
  * Kubernetes access configured, a kubeconfig that cannot be read, a context it does not have, a
- * Redis that does not answer within 10 s.
+ * Redis that does not answer within 10 s. The kubeconfig is read here without client-node, which
+ * is slow to import; client-node's own reading is held to the same sentences when the gateway is
+ * opened (`kube/open-gateway.ts`).
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { loadKubeConfig } from './kube/client.js';
+import { readKubeconfigFile, type KubeconfigContexts } from './kube/kubeconfig-file.js';
 import type { RedisTopology } from './queue/redis-topology.js';
 import { redisAnswers, redisTarget } from './queue/redis-watch.js';
 
@@ -29,8 +31,8 @@ function readable(path: string): string | undefined {
   }
 }
 
-/** Which kubeconfig client-node would use, or why there is none. */
-function kubeconfigSource(config: Config): string | undefined {
+/** Which kubeconfig file client-node would use, undefined for the in-cluster service account. */
+export function kubeconfigSource(config: Config): string | undefined {
   if (config.kubeconfig !== undefined) {
     const problem = readable(config.kubeconfig);
     if (problem !== undefined) {
@@ -48,33 +50,57 @@ function kubeconfigSource(config: Config): string | undefined {
   );
 }
 
-/** Throws a StartupError when the Kubernetes API access described by the config cannot work. */
-export function checkKubeAccess(config: Config): void {
-  const source = kubeconfigSource(config);
-  const where = source ?? 'the in-cluster configuration';
-  let kubeConfig;
-  try {
-    kubeConfig = loadKubeConfig({ ...(source !== undefined ? { kubeconfig: source } : {}) });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(
-      `The kubeconfig ${where} cannot be loaded (${reason}): fix or replace it.`,
-    );
-  }
-  if (
-    config.kubeContext !== undefined &&
-    kubeConfig.getContextObject(config.kubeContext) === null
-  ) {
-    const known = kubeConfig.getContexts().map((context) => context.name);
+/** How the sentences name the kubeconfig. */
+export const describeSource = (source: string | undefined): string =>
+  source ?? 'the in-cluster configuration';
+
+/** A kubeconfig that cannot be loaded at all. */
+export function unloadable(source: string | undefined, error: unknown): StartupError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StartupError(
+    `The kubeconfig ${describeSource(source)} cannot be loaded (${reason}): fix or replace it.`,
+  );
+}
+
+/** Throws a StartupError when KUBE_CONTEXT, or else the current context, leads to no cluster. */
+export function checkContexts(
+  config: Config,
+  source: string | undefined,
+  kubeconfig: KubeconfigContexts,
+): void {
+  const where = describeSource(source);
+  if (config.kubeContext !== undefined && !kubeconfig.hasContext(config.kubeContext)) {
+    const known = kubeconfig.names();
     throw new StartupError(
       `KUBE_CONTEXT "${config.kubeContext}" is not a context of ${where}; it has ${known.length > 0 ? known.join(', ') : 'none'}.`,
     );
   }
-  if (config.kubeContext === undefined && kubeConfig.getCurrentCluster() === null) {
+  if (config.kubeContext === undefined && !kubeconfig.currentHasCluster()) {
     throw new StartupError(
       `The current context of ${where} names no cluster: set KUBE_CONTEXT or fix current-context.`,
     );
   }
+}
+
+/** What client-node builds from a service account: one context, on one cluster. */
+const IN_CLUSTER: KubeconfigContexts = {
+  names: () => ['inClusterContext'],
+  hasContext: (name) => name === 'inClusterContext',
+  currentHasCluster: () => true,
+};
+
+/** Throws a StartupError when the Kubernetes API access described by the config cannot work. */
+export function checkKubeAccess(config: Config): void {
+  const source = kubeconfigSource(config);
+  let kubeconfig = IN_CLUSTER;
+  if (source !== undefined) {
+    try {
+      kubeconfig = readKubeconfigFile(source);
+    } catch (error) {
+      throw unloadable(source, error);
+    }
+  }
+  checkContexts(config, source, kubeconfig);
 }
 
 const REDIS_VARIABLE: Record<RedisTopology['kind'], string> = {

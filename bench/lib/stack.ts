@@ -6,7 +6,7 @@ import type { Worker } from 'bullmq';
 import type { Config } from '../../src/config.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
-import type { ServeRole } from '../../src/runtime.js';
+import type { ServeRole } from '../../src/runtime/serve.js';
 import type { Simulator } from '../../src/sim/index.js';
 import {
   deletePrefix as deleteKeys,

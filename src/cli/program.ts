@@ -1,13 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../package-root.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerServerCommands } from './server-commands.js';
-
-function packageVersion(): string {
-  // dist/cli/program.js and src/cli/program.ts both sit two levels below package.json.
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
 
 /** The whole command tree; exit codes are set through `setExitCode`, never by commander itself. */
 export function buildProgram(setExitCode: (code: number) => void): Command {

@@ -1,6 +1,7 @@
 import module from 'node:module';
 import type { Command } from 'commander';
 import { DEMO_ENV, envHelp, ROLE_ENV } from './env-help.js';
+import { exitWith } from './failure.js';
 
 const ROLES = [
   ['serve', 'the HTTP api only: events endpoint, directive routes, health, metrics'],
@@ -16,9 +17,12 @@ async function startRole(role: 'serve' | 'work' | 'all'): Promise<void> {
     import('../main.js'),
   ]);
   const config = loadConfig();
-  await run(role, config, createLogger(config.logLevel));
+  const running = await run(role, config, createLogger(config.logLevel));
   // Node writes the compile cache at exit; a server killed hard would never write it.
   module.flushCompileCache?.();
+  // The api loads its Kubernetes side on first use; if client-node then refuses the kubeconfig,
+  // the process ends with the start-up sentence like any other start-up error.
+  running.failure.catch(exitWith);
 }
 
 /** `serve`, `work`, `all`, `demo` and `sim`: the processes pod-bouncer runs as. */

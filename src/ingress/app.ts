@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { TokenReviewer } from '../kube/token-review.js';
 import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
+import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
 import { FollowUps } from './follow-ups.js';
 import { groupCommit } from './ingest.js';
@@ -29,7 +29,9 @@ function authenticator(deps: AppDeps): Authenticator {
   const { auth } = deps.config;
   let verdicts: TokenVerdicts | undefined;
   if (auth.tokenReviewAudience !== undefined) {
-    const reviewer = deps.tokenReviewer ?? new TokenReviewer(deps.kube.kubeConfig);
+    const reviewer = deps.tokenReviewer;
+    if (reviewer === undefined)
+      throw new Error('WEBHOOK_TOKENREVIEW_AUDIENCE needs a token reviewer');
     verdicts = new TokenVerdicts(
       (token, audience) => reviewer.review(token, audience),
       auth.tokenReviewAudience,
@@ -78,6 +80,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 300 },
     requestIdHeader: false,
     genReqId: requestId,
+    schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const auth = authenticator(deps);
   // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.

@@ -144,7 +144,7 @@ export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials
       displayName: 'bounce',
       description: 'One job per selector of a directive generation, run in spec order.',
     };
-    const queue = new BullMQAdapter(deps.queue, options);
+    const queue = new BullMQAdapter(await deps.queues.queue(), options);
     queue.setFormatter('name', (job: { name?: string; data?: Partial<SelectorJobData> }) =>
       selectorJobLabel(job.name ?? '', job.data),
     );

@@ -71,7 +71,7 @@ export async function confirmReplicated(deps: AppDeps): Promise<void> {
  */
 export function groupCommit(deps: AppDeps): GroupCommit {
   return new GroupCommit({
-    flows: deps.flows,
+    flows: () => deps.queues.flows(),
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,

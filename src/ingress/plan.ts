@@ -6,11 +6,10 @@ import {
   type PodSelector,
   type RootCertSync,
 } from '../directive/types.js';
-import type { KubeGateway } from '../kube/gateway.js';
 import { needsBounce } from '../workflow/steps/select.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
 import { batchPlan, type BatchPlan } from './plan-batches.js';
-import type { AppDeps } from './deps.js';
+import type { ApiKube, AppDeps } from './deps.js';
 import {
   mapBounded,
   selectorWarnings,
@@ -66,7 +65,7 @@ export interface IgnoredPlan {
 }
 
 async function rootCertGate(
-  kube: KubeGateway,
+  kube: ApiKube,
   sync: RootCertSync,
 ): Promise<{ gate: RootCertGate; found: GateObjects }> {
   const [secret, configMap] = await Promise.all([

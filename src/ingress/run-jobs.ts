@@ -26,10 +26,11 @@ export async function currentRun(deps: AppDeps, directive: Directive): Promise<R
 
 /** The run's selector jobs that exist in the queue, in selector order. */
 export async function jobsOf(deps: AppDeps, run: Run): Promise<JobView[]> {
+  const queue = await deps.queues.queue();
   const views = await inRedis(() =>
     Promise.all(
       run.jobIds.map(async (jobId, selectorIndex): Promise<JobView | undefined> => {
-        const job = await deps.queue.getJob(jobId);
+        const job = await queue.getJob(jobId);
         if (job === undefined) return undefined;
         return {
           selectorIndex,

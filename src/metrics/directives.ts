@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { DirectiveState } from '../directive/types.js';
+import { packageVersion } from '../package-root.js';
 import type { TransitionWritten } from '../status/writer.js';
 import {
   buildInfo,
@@ -11,11 +11,10 @@ import {
 
 const STATES: readonly DirectiveState[] = ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED'];
 
-/** The version of package.json, read once (the file ships beside dist/ and src/). */
-function packageVersion(): string {
+/** The version of package.json (which ships beside the code), or `unknown` without it. */
+function versionOrUnknown(): string {
   try {
-    const require = createRequire(import.meta.url);
-    return (require('../../package.json') as { version?: string }).version ?? 'unknown';
+    return packageVersion();
   } catch {
     return 'unknown';
   }
@@ -23,7 +22,7 @@ function packageVersion(): string {
 
 /** Sets `pod_bouncer_build_info` for this process's role. */
 export function recordBuildInfo(role: string): void {
-  buildInfo.set({ version: packageVersion(), node: process.version, role }, 1);
+  buildInfo.set({ version: versionOrUnknown(), node: process.version, role }, 1);
 }
 
 /**

@@ -81,7 +81,10 @@ const JOB_STATES = [
 /** Jobs a worker will take once they are due: what KEDA-style scaling looks at. */
 const DEPTH_STATES = ['waiting', 'prioritized', 'delayed'] as const;
 
-const observedQueues = new Set<Queue>();
+/** What a scrape reads of a queue. */
+type CountedQueue = Pick<Queue, 'getJobCounts'>;
+
+const observedQueues = new Set<CountedQueue>();
 
 /** Reads the counts at scrape time; when Redis does not answer, the series are left out. */
 async function countJobs(): Promise<Map<string, number> | undefined> {
@@ -122,7 +125,7 @@ export const queueDepth = new Gauge({
 });
 
 /** Makes the queue's job counts part of every scrape until the returned function is called. */
-export function observeQueue(queue: Queue): () => void {
+export function observeQueue(queue: CountedQueue): () => void {
   observedQueues.add(queue);
   return () => observedQueues.delete(queue);
 }

@@ -1,8 +1,6 @@
-import type { FlowJob, FlowProducer, JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
-import type { RecentRuns } from './recent-runs.js';
 import type { Run } from './runs.js';
 import type { SelectorJobData } from './selector-job.js';
 
@@ -17,16 +15,6 @@ export interface EnqueueResult {
    * marker lives until then. Absent when the run may still change (a claim in progress).
    */
   lastsUntil?: number;
-}
-
-export interface EnqueueDeps {
-  flows: FlowProducer;
-  redis: Redis;
-  prefix: string;
-  /** How long finished jobs and run markers stay in Redis. */
-  retentionSeconds: number;
-  /** Runs this process saw accepted: a repeated event is answered from them first. */
-  recent?: RecentRuns;
 }
 
 /**

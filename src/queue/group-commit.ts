@@ -1,7 +1,9 @@
-import type { FlowJob } from 'bullmq';
+import type { FlowJob, FlowProducer } from 'bullmq';
 import type { Directive } from '../directive/types.js';
-import { runChain, runFor, type EnqueueDeps, type EnqueueResult } from './enqueue.js';
+import type { Redis } from 'ioredis';
+import { runChain, runFor, type EnqueueResult } from './enqueue.js';
 import { QUEUE_NAME } from './names.js';
+import type { RecentRuns } from './recent-runs.js';
 import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
 
 export interface EnqueueRequest {
@@ -11,7 +13,15 @@ export interface EnqueueRequest {
   issuance: boolean;
 }
 
-export interface GroupCommitDeps extends EnqueueDeps {
+export interface GroupCommitDeps {
+  /** The flow producer, made on first use. */
+  flows: () => Promise<FlowProducer>;
+  redis: Redis;
+  prefix: string;
+  /** How long finished jobs and run markers stay in Redis. */
+  retentionSeconds: number;
+  /** Runs this process saw accepted: a repeated event is answered from them first. */
+  recent?: RecentRuns;
   /**
    * Called once per committed batch, after its writes: throws when they are not durable yet
    * (a replica that did not acknowledge them), and every answer of the batch then fails.
@@ -86,7 +96,11 @@ export class GroupCommit {
  * The flows a batch must add: every new run's, and every run another request claimed a moment
  * ago (its jobs must be durable before a 2xx; adding them again is a no-op). One per run.
  */
-function flowsToAdd(deps: EnqueueDeps, batch: Waiting[], claims: RunClaim[]): Map<Run, FlowJob> {
+function flowsToAdd(
+  deps: GroupCommitDeps,
+  batch: Waiting[],
+  claims: RunClaim[],
+): Map<Run, FlowJob> {
   const flows = new Map<string, [Run, FlowJob]>();
   claims.forEach((claim, index) => {
     const { request, run } = batch[index]!;
@@ -101,9 +115,9 @@ function flowsToAdd(deps: EnqueueDeps, batch: Waiting[], claims: RunClaim[]): Ma
  * Adds the flows in one MULTI and checks that every job of them is in Redis: `addBulk` does not
  * report a script that failed inside the transaction, so one EXISTS over all their keys does.
  */
-async function addFlows(deps: EnqueueDeps, flows: Map<Run, FlowJob>): Promise<void> {
+async function addFlows(deps: GroupCommitDeps, flows: Map<Run, FlowJob>): Promise<void> {
   if (flows.size === 0) return;
-  await deps.flows.addBulk([...flows.values()]);
+  await (await deps.flows()).addBulk([...flows.values()]);
   const keys = [...flows.keys()].flatMap((run) =>
     run.jobIds.map((id) => `${deps.prefix}:${QUEUE_NAME}:${id}`),
   );

@@ -1,9 +1,8 @@
 // Loads the chart's CRD so the simulator validates exactly what a cluster would.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'yaml';
+import { packageRoot } from '../package-root.js';
 import { isPlainObject } from './objects.js';
 import type { JsonSchema } from './schema.js';
 
@@ -38,16 +37,9 @@ interface CrdDocument {
   spec?: { group?: string; names?: CrdNames; versions?: CrdVersion[] };
 }
 
-/** The chart's CRD path: found from this module by walking up to the directory with package.json. */
+/** The chart's CRD path, under the package root. */
 export function defaultCrdPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir)
-      throw new Error('cannot find the package root (no package.json above the simulator)');
-    dir = parent;
-  }
-  return join(dir, 'charts', 'pod-bouncer', 'crds', 'podbouncedirectives.yaml');
+  return join(packageRoot(), 'charts', 'pod-bouncer', 'crds', 'podbouncedirectives.yaml');
 }
 
 /** Reads a CRD file and returns its storage version; throws a plain sentence when it is unusable. */

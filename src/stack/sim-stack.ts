@@ -6,13 +6,9 @@ import { loadConfig, type Config } from '../config.js';
 import { DIRECTIVE_API_VERSION, DIRECTIVE_KIND } from '../directive/types.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { createLogger, type Logger } from '../logger.js';
-import {
-  createKubeGateway,
-  startServe,
-  startWork,
-  type ServeRole,
-  type WorkRole,
-} from '../runtime.js';
+import { createKubeGateway } from '../kube/open-gateway.js';
+import { startServe, type ServeRole } from '../runtime/serve.js';
+import { startWork, type WorkRole } from '../runtime/work.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 
 export interface SimStackOptions {
@@ -76,6 +72,8 @@ export async function startSimStack(options: SimStackOptions): Promise<SimStack>
   };
   const work = options.worker === false ? undefined : startWorker();
   const serve = await startServe(config, log, kube);
+  // Started means answering every route as it will: what the api loads on first use is loaded.
+  await serve.loadAll();
   return {
     sim,
     config,

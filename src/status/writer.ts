@@ -29,6 +29,12 @@ export interface StatusWriterOptions {
 
 const MAX_CONFLICTS = 10;
 
+/** The gateway calls a status write makes. */
+export type StatusCalls = Pick<
+  KubeGateway,
+  'getDirective' | 'patchDirectiveStatus' | 'recordEvent'
+>;
+
 /**
  * Writes status like a controller: read, check the directive still is the generation (and uid)
  * the caller works for, merge-patch `/status` with the resourceVersion just read, and on 409 read
@@ -36,7 +42,7 @@ const MAX_CONFLICTS = 10;
  */
 export class StatusWriter {
   constructor(
-    private readonly kube: KubeGateway,
+    private readonly kube: StatusCalls,
     private readonly log: Logger,
     private readonly options: StatusWriterOptions = {},
   ) {}

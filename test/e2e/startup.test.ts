@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
+import { deletePrefix, directiveManifest } from '../../src/stack/sim-stack.js';
 import { linesOf, runCli } from '../support/cli-run.js';
-import { startCli, stopCli } from '../support/processes.js';
+import { startCli, stopCli, type CliProcess } from '../support/processes.js';
 import { eventually } from '../support/harness.js';
 import { freePort, ownRedis } from '../support/redis-server.js';
 import { REDIS_URL } from '../support/redis.js';
@@ -38,6 +40,7 @@ describe('start-up', () => {
   afterAll(async () => {
     await sim.close();
     await rm(dir, { recursive: true, force: true });
+    await deletePrefix(REDIS_URL, base.QUEUE_PREFIX!);
   });
 
   /** One sentence on stderr, no stack, exit code 1. */
@@ -59,6 +62,67 @@ describe('start-up', () => {
     expect(await refused('all', { KUBE_CONTEXT: 'production' })).toBe(
       `KUBE_CONTEXT "production" is not a context of ${kubeconfig}; it has sim.`,
     );
+  });
+
+  /** The api's URL, once the process says it listens. */
+  const listening = (cli: CliProcess): Promise<string> =>
+    eventually('the process to listen', () => {
+      const line = linesOf(cli.output()).find((each) => each.includes('pod-bouncer is listening'));
+      return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
+    });
+
+  it('serve answers its probe before it loads the Kubernetes client and BullMQ, then an event', async () => {
+    const cli = startCli('serve', base);
+    try {
+      const url = await listening(cli);
+      // Nothing asked for the API server yet: the probe neither waits for the client nor fails.
+      const first = await fetch(`${url}/readyz`);
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual({ status: 'ready', redis: 'ok', kubernetes: 'starting' });
+      // The probe started the load once it had answered; the API server is asked from then on.
+      await eventually('the Kubernetes API to be reported', async () => {
+        const body = (await (await fetch(`${url}/readyz`)).json()) as { kubernetes: string };
+        return body.kubernetes === 'ok' ? true : undefined;
+      });
+      // The first event loads what it needs of BullMQ, as the built executable bundles it.
+      sim.applyDirective(directiveManifest('startup', 'first', [{ namespace: 'startup' }]));
+      const event = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ directive: { namespace: 'startup', name: 'first' } }),
+      });
+      expect(event.status).toBe(202);
+      expect(await event.json()).toMatchObject({ directive: 'startup/first', duplicate: false });
+    } finally {
+      await stopCli(cli);
+    }
+  });
+
+  it('ends serve with one sentence when client-node refuses the kubeconfig at first use', async () => {
+    // Start-up reads this kubeconfig, token file included; then the token file goes away.
+    const token = join(dir, 'token');
+    await writeFile(token, SIM_TOKEN);
+    const withTokenFile = join(dir, 'kubeconfig-token-file');
+    const text = await readFile(kubeconfig, 'utf8');
+    await writeFile(withTokenFile, text.replace(`token: ${SIM_TOKEN}`, `token-file: ${token}`));
+    const cli = startCli('serve', { ...base, KUBECONFIG: withTokenFile });
+    try {
+      const url = await listening(cli);
+      await rm(token);
+      // A request that needs the API server loads the client, which refuses: no answer, exit 1.
+      const answer = await fetch(`${url}/v1/directives/istio-system/mesh-certs`).then(
+        (response) => response.status,
+        () => 'no answer',
+      );
+      expect(answer).toBe('no answer');
+      expect((await cli.exited).code).toBe(1);
+      const errors = linesOf(cli.output()).filter((line) => !line.startsWith('{'));
+      expect(errors).toEqual([
+        `The kubeconfig ${withTokenFile} cannot be loaded (ENOENT: no such file or directory, open '${token}'): fix or replace it.`,
+      ]);
+    } finally {
+      await stopCli(cli);
+    }
   });
 
   it('names Redis (without its credentials) when it does not answer within 10 s', async () => {

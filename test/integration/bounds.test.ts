@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { startServe, startWork } from '../../src/runtime.js';
+import { startServe } from '../../src/runtime/serve.js';
+import { startWork } from '../../src/runtime/work.js';
 import {
   directive,
   eventually,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type ServeRole } from '../../src/runtime.js';
+import { startServe, type ServeRole } from '../../src/runtime/serve.js';
 import { createLogger } from '../../src/logger.js';
 import { latestRun } from '../../src/queue/runs.js';
 import {

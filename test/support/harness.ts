@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../src/config.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
-import type { ServeRole, WorkRole } from '../../src/runtime.js';
+import type { ServeRole } from '../../src/runtime/serve.js';
+import type { WorkRole } from '../../src/runtime/work.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest, startSimStack } from '../../src/stack/sim-stack.js';
 import { REDIS_URL } from './redis.js';

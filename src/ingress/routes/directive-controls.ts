@@ -45,7 +45,7 @@ async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof Ab
   const key = abortKey(deps.config.queuePrefix, run.uid, run.generation, run.runKey);
   await inRedis(() => deps.redis.set(key, new Date().toISOString(), 'EX', ABORT_TTL_SECONDS));
   for (const view of jobs.filter((job) => job.state === 'delayed')) {
-    const job = await inRedis(() => deps.queue.getJob(view.jobId));
+    const job = await inRedis(async () => (await deps.queues.queue()).getJob(view.jobId));
     // A job that left the delayed set meanwhile is being run: the worker reads the key there.
     await job?.promote().catch(() => undefined);
   }

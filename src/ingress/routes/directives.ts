@@ -63,7 +63,7 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       const abort = abortKey(deps.config.queuePrefix, run.uid, run.generation, run.runKey);
       await inRedis(() => deps.redis.del(abort));
       for (const view of failed) {
-        const job = await inRedis(() => deps.queue.getJob(view.jobId));
+        const job = await inRedis(async () => (await deps.queues.queue()).getJob(view.jobId));
         await inRedis(async () => job?.retry('failed', { resetAttemptsMade: true }));
       }
       return reply.code(202).send({ retried: failed.map((job) => job.jobId) });

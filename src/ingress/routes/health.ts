@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
+import { KubeLoading } from '../deferred-kube.js';
 import type { AppDeps } from '../deps.js';
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -26,6 +27,8 @@ async function check(
     await withTimeout(work(), what);
     return 'ok';
   } catch (error) {
+    // Not asked yet: serve loads its Kubernetes client once it listens.
+    if (error instanceof KubeLoading) return 'starting';
     // The client's error text goes to the log; the body says only that it did not answer.
     log.warn({ err: error }, `${what} is not reachable`);
     return 'unreachable';
@@ -41,13 +44,18 @@ const Readiness = Type.Object({
 
 /**
  * `/healthz`: the process answers. `/readyz`: Redis answers. The API server's state is reported
- * in the body but never makes the api unready: during an API-server blip senders must get the
- * designed 503 with Retry-After from /v1/events, not a connection refused by a Service that took
- * every replica out of its endpoints.
+ * in the body (`ok`, `unreachable`, or `starting` while the Kubernetes client loads) but never
+ * makes the api unready: during an API-server blip senders must get the designed 503 with
+ * Retry-After from /v1/events, not a connection refused by a Service that took every replica out
+ * of its endpoints.
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get('/healthz', { schema: { response: { 200: Health } } }, async () => ({ status: 'ok' }));
-  const readiness = { schema: { response: { 200: Readiness, 503: Readiness } } };
+  const readiness = {
+    schema: { response: { 200: Readiness, 503: Readiness } },
+    // Loading the Kubernetes client holds the event loop: only once this answer is out.
+    onResponse: async (): Promise<void> => deps.startKube?.(),
+  };
   app.get('/readyz', readiness, async (request, reply) => {
     const [redis, kubernetes] = await Promise.all([
       check(request.log, () => deps.redis.ping(), 'Redis'),

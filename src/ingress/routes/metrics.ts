@@ -12,7 +12,10 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   app,
   { deps },
 ) => {
-  const forget = observeQueue(deps.queue);
+  // Counted at scrape time: the first scrape makes the queue if no request has yet.
+  const forget = observeQueue({
+    getJobCounts: async (...states) => (await deps.queues.queue()).getJobCounts(...states),
+  });
   app.addHook('onClose', async () => {
     forget();
   });

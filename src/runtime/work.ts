@@ -1,0 +1,89 @@
+import type { Worker } from 'bullmq';
+import type { Config } from '../config.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import { sharedWatchCaches } from '../kube/watch-caches.js';
+import type { Logger } from '../logger.js';
+import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
+import { QUEUE_NAME } from '../queue/names.js';
+import { reportOutages } from '../queue/redis-watch.js';
+import { latestRun } from '../queue/runs.js';
+import { Notifier, startNotifyWorker } from '../notify/notifier.js';
+import { StatusReporter } from '../status/reporter.js';
+import { StatusWriter } from '../status/writer.js';
+import { AbortFlags } from '../workflow/run-control.js';
+import { Wakeups } from '../workflow/wakeups.js';
+import { startWorker } from '../workflow/worker.js';
+import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
+
+export interface WorkRole extends Role {
+  worker: Worker;
+  /** The worker's watch-driven wake-ups (counted, for tests and benchmarks). */
+  wakeups: Wakeups;
+}
+
+/** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
+export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkRole {
+  const redis = createWorkerConnection(config.redis);
+  reportOutages(redis, log, config.redis, 'worker');
+  warnIfEveryNamespace(config, log);
+  const workflowLog = log.child({ component: 'workflow' });
+  const caches = sharedWatchCaches(kube, log);
+  const wakeups = new Wakeups(caches.view, workflowLog);
+  // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
+  const producer = config.notify ? createProducerConnection(config.redis) : undefined;
+  producer?.on('error', (error) => log.debug({ err: error }, 'producer Redis connection error'));
+  const notifier = producer
+    ? new Notifier(
+        { connection: producer, prefix: config.queuePrefix },
+        log.child({ component: 'notify' }),
+      )
+    : undefined;
+  const notifyQueue = { connection: redis, prefix: config.queuePrefix };
+  const delivery = config.notify
+    ? startNotifyWorker(config.notify, notifyQueue, log.child({ component: 'notify' }))
+    : undefined;
+  const worker = startWorker(
+    {
+      kube,
+      status: new StatusReporter(
+        new StatusWriter(kube, workflowLog, transitionObservers(notifier)),
+      ),
+      aborts: new AbortFlags(redis, config.queuePrefix),
+      log: workflowLog,
+      directives: caches.directives,
+      view: caches.view,
+      wakeups,
+      settings: {
+        pollIntervalMs: config.pollIntervalMs,
+        readinessTimeoutSeconds: config.readinessTimeoutSeconds,
+        rootCertSyncTimeoutSeconds: config.rootCertSyncTimeoutSeconds,
+        bounceMode: config.bounceMode,
+        ...(config.allowedNamespaces ? { allowedNamespaces: config.allowedNamespaces } : {}),
+        defaultMaxUnavailable: config.defaultMaxUnavailable,
+      },
+      latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
+    },
+    {
+      connection: redis,
+      prefix: config.queuePrefix,
+      concurrency: config.workerConcurrency,
+      lockMs: config.jobLockMs,
+    },
+  );
+  log.info(
+    { concurrency: config.workerConcurrency, queue: QUEUE_NAME, prefix: config.queuePrefix },
+    'worker started',
+  );
+  return {
+    worker,
+    wakeups,
+    async close(): Promise<void> {
+      await worker.close();
+      await Promise.allSettled([delivery?.close(), notifier?.close()]);
+      wakeups.close();
+      await caches.close();
+      producer?.disconnect();
+      redis.disconnect();
+    },
+  };
+}
