@@ -14,14 +14,17 @@ import { startSimulator, type Simulator } from '../../src/sim/index.js';
 
 const NS = 'notls';
 const TOKEN = 'no-tls-token';
-const dist = (path: string) => resolve('dist', path);
+const source = (path: string) => resolve('src', path);
 
-/** Runs the lean DELETE and then the gateway's deletePod in a child that trusts the proxy. */
+/**
+ * Runs the lean DELETE and then the gateway's deletePod in a child that trusts the proxy (the
+ * sources through tsx: the build is one bundle, without a module per file).
+ */
 const CHILD = `
-import { loadKubeConfig } from ${JSON.stringify(dist('kube/client.js'))};
-import { KubeGateway } from ${JSON.stringify(dist('kube/gateway.js'))};
-import { sendPodDelete } from ${JSON.stringify(dist('kube/pod-delete-request.js'))};
-const [ns, name, uid] = process.argv.slice(1);
+import { loadKubeConfig } from ${JSON.stringify(source('kube/client.ts'))};
+import { KubeGateway } from ${JSON.stringify(source('kube/gateway.ts'))};
+import { sendPodDelete } from ${JSON.stringify(source('kube/pod-delete-request.ts'))};
+const [ns, name, uid] = process.argv.slice(2);
 const kubeConfig = loadKubeConfig({ kubeconfig: process.env.KUBECONFIG });
 const lean = await sendPodDelete(kubeConfig, { namespace: ns, name, uid });
 const kube = new KubeGateway(kubeConfig, { qps: 100, burst: 100 });
@@ -32,7 +35,7 @@ process.stdout.write(JSON.stringify({ lean: lean ?? null, outcome }));
 
 function runChild(env: Record<string, string>, args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -46,6 +49,8 @@ function runChild(env: Record<string, string>, args: string[]): Promise<string> 
   });
 }
 
+let childScript = '';
+
 describe('pod deletion on a cluster without TLS settings', () => {
   let sim: Simulator;
   let proxy: Server;
@@ -54,6 +59,8 @@ describe('pod deletion on a cluster without TLS settings', () => {
     sim = await startSimulator({ seed: 19 });
     sim.registerToken(TOKEN, { username: 'no-tls' });
     dir = await mkdtemp(join(tmpdir(), 'pod-bouncer-notls-'));
+    childScript = join(dir, 'child.mts');
+    await writeFile(childScript, CHILD);
     execFileSync(
       'openssl',
       [
