@@ -39,6 +39,14 @@ export class ClusterView {
     return { value: informer.get(ref.namespace, ref.name)?.data?.[key] };
   }
 
+  /**
+   * Starts the namespace's pod watch if it is not running yet, so that it has listed by the time
+   * a step reads it (a read of a watch not synced yet costs a LIST of its own).
+   */
+  watchPods(namespace: string): void {
+    this.watches.informer('pods', namespace);
+  }
+
   /** Every change of a pod of the namespace, starting the namespace's pod watch if needed. */
   onPods(namespace: string, listener: PodListener): () => void {
     return this.watches
