@@ -1,6 +1,4 @@
 import {
-  CoreV1Api,
-  CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -15,6 +13,7 @@ import {
 } from '../directive/types.js';
 import type { Logger } from '../logger.js';
 import { Informer, type InformerSource } from './informer.js';
+import { sendRaw } from './raw-request.js';
 
 export type WatchedKind = 'pods' | 'configmaps' | 'directives';
 
@@ -44,8 +43,6 @@ interface KindObjects {
  * asked about (the chart's ClusterRole grants them).
  */
 export class KubeWatches {
-  private readonly core: CoreV1Api;
-  private readonly custom: CustomObjectsApi;
   private readonly informers = new Map<string, Informer<unknown>>();
   private closed = false;
   private readonly settings: WatchSettings;
@@ -56,8 +53,6 @@ export class KubeWatches {
     settings: Partial<WatchSettings> = {},
   ) {
     this.settings = { ...DEFAULT_WATCH_SETTINGS, ...settings };
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
   /** The shared informer of a kind in a namespace, started (not necessarily synced yet). */
@@ -102,34 +97,16 @@ export class KubeWatches {
   }
 
   private source(kind: WatchedKind, namespace: string): InformerSource {
-    if (kind === 'pods') {
-      return {
-        kind,
-        path: `/api/v1/namespaces/${namespace}/pods`,
-        list: () => this.core.listNamespacedPod({ namespace }),
-        slim: slimPod,
-      };
-    }
-    if (kind === 'configmaps') {
-      return {
-        kind,
-        path: `/api/v1/namespaces/${namespace}/configmaps`,
-        list: () => this.core.listNamespacedConfigMap({ namespace }),
-      };
-    }
-    return {
-      kind,
-      path: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`,
-      list: async () => {
-        const list: unknown = await this.custom.listNamespacedCustomObject({
-          group: DIRECTIVE_GROUP,
-          version: DIRECTIVE_VERSION,
-          plural: DIRECTIVE_PLURAL,
-          namespace,
-        });
-        return list as KubernetesListObject<KubernetesObject>;
-      },
-    };
+    const path =
+      kind === 'directives'
+        ? `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`
+        : `/api/v1/namespaces/${namespace}/${kind}`;
+    // The list as the API server sends it (plain JSON, as watch events are): no model classes.
+    const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
+      JSON.parse(
+        await sendRaw(this.kubeConfig, { method: 'GET', path }),
+      ) as KubernetesListObject<KubernetesObject>;
+    return { kind, path, list, ...(kind === 'pods' ? { slim: slimPod } : {}) };
   }
 }
 
