@@ -1,4 +1,4 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { rawWatch } from './raw-watch.js';
 
 /** Why a watch stream ended (the `reason` label of pod_bouncer_watch_restarts_total). */
@@ -34,6 +34,8 @@ export class ObservedWatch extends Watch {
   constructor(
     kubeConfig: KubeConfig,
     private readonly observer: StreamObserver,
+    /** What the caller keeps of each changed object (ADDED, MODIFIED, DELETED). */
+    private readonly trim?: (object: KubernetesObject) => KubernetesObject,
   ) {
     super(kubeConfig);
   }
@@ -53,10 +55,16 @@ export class ObservedWatch extends Watch {
       this.observer.ended(reason ?? (expired ? 'expired' : reasonOf(error)));
       done(error);
     };
+    const trim = this.trim;
     const heard: Callback = (phase, object: { code?: unknown } | undefined, raw) => {
       if (phase === 'ERROR' && object?.code === 410) expired = true;
       this.observer.heard(phase === 'BOOKMARK');
-      callback(phase, object, raw);
+      const changed = phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
+      const kept =
+        changed && trim !== undefined && object !== undefined
+          ? trim(object as KubernetesObject)
+          : object;
+      callback(phase, kept, raw);
     };
     const params = { ...queryParams, allowWatchBookmarks: true };
     const controller =

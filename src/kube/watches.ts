@@ -5,6 +5,7 @@ import {
   type V1ConfigMap,
   type V1Pod,
 } from '@kubernetes/client-node';
+import type { PodJson } from './pods.js';
 import {
   DIRECTIVE_GROUP,
   DIRECTIVE_PLURAL,
@@ -106,30 +107,35 @@ export class KubeWatches {
       JSON.parse(
         await sendRaw(this.kubeConfig, { method: 'GET', path }),
       ) as KubernetesListObject<KubernetesObject>;
-    return { kind, path, list, ...(kind === 'pods' ? { slim: slimPod } : {}) };
+    return { kind, path, list, ...(kind === 'pods' ? { trim: trimPod } : {}) };
   }
 }
 
 /**
- * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the Ready
- * condition): a full pod is several KB, and a worker may watch namespaces of thousands of pods.
- * ListWatch itself needs only name, namespace and resourceVersion.
+ * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the controller
+ * reference, the Ready condition): a full pod is several KB, and a worker may watch namespaces of
+ * thousands of pods. A new small object, so that the parsed pod dies young (cheap to collect)
+ * instead of being kept, trimmed in place, until the pod's next change. ListWatch itself needs
+ * only name, namespace and resourceVersion.
  */
-function slimPod(object: KubernetesObject): void {
-  const pod = object as V1Pod;
-  const { metadata, status } = pod;
-  if (metadata !== undefined) {
-    delete metadata.managedFields;
-    delete metadata.annotations;
-    // Only the controller reference is kept: batches and rollouts ask who owns a pod.
-    const controller = metadata.ownerReferences?.find((reference) => reference.controller);
-    if (controller === undefined) delete metadata.ownerReferences;
-    else metadata.ownerReferences = [controller];
-  }
-  delete pod.spec;
-  if (status !== undefined) {
-    pod.status = {
-      conditions: status.conditions?.filter((condition) => condition.type === 'Ready'),
-    };
-  }
+function trimPod(object: KubernetesObject): KubernetesObject {
+  const pod = object as PodJson & { metadata?: { resourceVersion?: string } };
+  const metadata = pod.metadata ?? {};
+  // Only the controller reference is kept: batches and rollouts ask who owns a pod.
+  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
+  const ready = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+  const trimmed: PodJson & { metadata: { resourceVersion?: string } } = {
+    metadata: {
+      name: metadata.name,
+      namespace: metadata.namespace,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      labels: metadata.labels,
+      creationTimestamp: metadata.creationTimestamp,
+      deletionTimestamp: metadata.deletionTimestamp,
+    },
+    status: { conditions: ready === undefined ? [] : [ready] },
+  };
+  if (controller !== undefined) trimmed.metadata.ownerReferences = [controller];
+  return trimmed as KubernetesObject;
 }
