@@ -17,29 +17,24 @@ const keepAliveAfterDelete: Parameters<Dispatcher['compose']>[0] =
  * CA, client certificates, or `insecure-skip-tls-verify`), so every request opened a new
  * connection (and TLS handshake). This keeps the first dispatcher per cluster and user and hands
  * it to every later request, so connections are kept alive and reused, as client-node already
- * does for its https.Agent path.
+ * does for its https.Agent path. Authentication (headers, tokens, their refresh) stays
+ * client-node's, request by request.
  */
 export class ConnectionReusingKubeConfig extends KubeConfig {
-  private readonly dispatchers = new Map<
-    string,
-    NonNullable<ReturnType<RequestContext['getDispatcher']>>
-  >();
+  private readonly dispatchers = new Map<string, Dispatcher>();
+  private readonly kept = new WeakSet<Dispatcher>();
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
     const created = context.getDispatcher();
-    if (created === undefined) return;
-    const cluster = this.getCurrentCluster();
-    const key = JSON.stringify([cluster?.name, cluster?.server, this.getCurrentUser()?.name]);
-    const kept = this.dispatchers.get(key);
-    if (kept === undefined) {
-      const reusing = created.compose(keepAliveAfterDelete);
-      this.dispatchers.set(key, reusing);
-      context.setDispatcher(reusing);
-      return;
-    }
-    // The one just built has opened nothing yet; it is simply dropped.
-    context.setDispatcher(kept);
+    // Already the kept one when `keptDispatcher` below stood in for client-node's own.
+    if (created === undefined || this.kept.has(created)) return;
+    context.setDispatcher(this.keep(created));
+  }
+
+  /** The kept dispatcher of the current cluster and user, if one was kept. */
+  keptDispatcher(): Dispatcher | undefined {
+    return this.dispatchers.get(this.dispatcherKey());
   }
 
   /** Closes the kept connections (on shutdown). */
@@ -48,6 +43,41 @@ export class ConnectionReusingKubeConfig extends KubeConfig {
     this.dispatchers.clear();
     await Promise.allSettled(dispatchers.map((dispatcher) => dispatcher.close()));
   }
+
+  private dispatcherKey(): string {
+    const cluster = this.getCurrentCluster();
+    return JSON.stringify([cluster?.name, cluster?.server, this.getCurrentUser()?.name]);
+  }
+
+  private keep(created: Dispatcher): Dispatcher {
+    const key = this.dispatcherKey();
+    const kept = this.dispatchers.get(key);
+    // One built for this request has opened nothing yet; it is simply dropped.
+    if (kept !== undefined) return kept;
+    const reusing = created.compose(keepAliveAfterDelete);
+    this.dispatchers.set(key, reusing);
+    this.kept.add(reusing);
+    return reusing;
+  }
+}
+
+/**
+ * client-node builds the Agent it lends in `createDispatcher` (not part of its typed interface):
+ * once a dispatcher is kept for the cluster and user, that one is lent instead of building one
+ * to drop, which a busy worker would do for every request. Should client-node rename the
+ * method, this stands unused and the swap in `applySecurityAuthentication` still keeps one.
+ */
+const prototype = KubeConfig.prototype as unknown as Record<string, unknown>;
+const createDispatcher = prototype.createDispatcher;
+if (typeof createDispatcher === 'function') {
+  Object.defineProperty(ConnectionReusingKubeConfig.prototype, 'createDispatcher', {
+    value(this: ConnectionReusingKubeConfig, ...args: unknown[]): unknown {
+      return (
+        this.keptDispatcher() ??
+        (createDispatcher as (...a: unknown[]) => unknown).apply(this, args)
+      );
+    },
+  });
 }
 
 /**

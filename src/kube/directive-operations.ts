@@ -1,5 +1,4 @@
 import {
-  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
@@ -15,6 +14,7 @@ import {
   type DirectiveStatus,
   type ObjectRef,
 } from '../directive/types.js';
+import { namespacedPath, sendRaw } from './raw-request.js';
 import type { KubeRequests } from './requests.js';
 
 export interface DirectiveEvent {
@@ -40,28 +40,32 @@ const directiveApi = {
   plural: DIRECTIVE_PLURAL,
 };
 
-/** Directives through the gateway's request machinery; see `KubeGateway` for the guarantees. */
+/** `/apis/<group>/<version>/namespaces/<namespace>/<plural>/<name>[/<subresource>]`. */
+function directivePath(ref: ObjectRef, subresource?: string): string {
+  const parts = [ref.namespace, DIRECTIVE_PLURAL, ref.name, ...(subresource ? [subresource] : [])];
+  return `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${parts.map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * Directives through the gateway's request machinery; see `KubeGateway` for the guarantees. The
+ * calls every run makes (read, status patch, Event) go out as plain JSON (`raw-request.ts`).
+ */
 export class DirectiveClient implements DirectiveOperations {
-  private readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
   private readonly directiveWrites = new Set<(directive: Directive) => void>();
 
   constructor(
-    kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfig,
     private readonly requests: KubeRequests,
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
   async getDirective(ref: ObjectRef): Promise<Directive> {
     const what = `read directive ${ref.namespace}/${ref.name}`;
+    const path = directivePath(ref);
     return this.requests.call({ verb: 'get', what }, async () => {
-      const object: unknown = await this.custom.getNamespacedCustomObject({
-        ...directiveApi,
-        ...ref,
-      });
-      return object as Directive;
+      return JSON.parse(await sendRaw(this.kubeConfig, { method: 'GET', path })) as Directive;
     });
   }
 
@@ -96,12 +100,14 @@ export class DirectiveClient implements DirectiveOperations {
   async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {
     const { name, namespace, resourceVersion } = directive.metadata;
     const what = `write status of directive ${namespace}/${name}`;
+    const call = {
+      method: 'PATCH' as const,
+      path: directivePath({ namespace, name }, 'status'),
+      body: JSON.stringify({ metadata: { resourceVersion }, status }),
+      contentType: PatchStrategy.MergePatch,
+    };
     return this.requests.call({ verb: 'patch', what }, async () => {
-      const object: unknown = await this.custom.patchNamespacedCustomObjectStatus(
-        { ...directiveApi, namespace, name, body: { metadata: { resourceVersion }, status } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-      const written = object as Directive;
+      const written = JSON.parse(await sendRaw(this.kubeConfig, call)) as Directive;
       for (const observer of this.directiveWrites) observer(written);
       return written;
     });
@@ -137,18 +143,19 @@ export class DirectiveClient implements DirectiveOperations {
   async recordEvent(directive: Directive, event: DirectiveEvent): Promise<void> {
     const { name, namespace } = directive.metadata;
     const what = `record event on directive ${namespace}/${name}`;
-    await this.requests.call({ verb: 'create', what }, () =>
-      this.core.createNamespacedEvent({ namespace, body: eventBody(directive, event) }),
-    );
+    const call = {
+      method: 'POST' as const,
+      path: namespacedPath(namespace, 'events'),
+      body: JSON.stringify(eventBody(directive, event)),
+    };
+    await this.requests.call({ verb: 'create', what }, () => sendRaw(this.kubeConfig, call));
   }
 }
 
-function eventBody(
-  directive: Directive,
-  event: DirectiveEvent,
-): Parameters<CoreV1Api['createNamespacedEvent']>[0]['body'] {
+/** A core/v1 Event about the directive, as `kubectl describe` lists it. */
+function eventBody(directive: Directive, event: DirectiveEvent): object {
   const { name, namespace, uid, resourceVersion } = directive.metadata;
-  const now = new Date();
+  const now = new Date().toISOString();
   return {
     metadata: { generateName: `${name}.`, namespace },
     involvedObject: {

@@ -19,7 +19,8 @@ export interface InformerSource {
   /** The collection's path, e.g. /api/v1/namespaces/ns/pods. */
   path: string;
   list: () => Promise<KubernetesListObject<KubernetesObject>>;
-  slim?: (object: KubernetesObject) => void;
+  /** What the cache keeps of each object, listed or watched (the object as sent when absent). */
+  trim?: (object: KubernetesObject) => KubernetesObject;
 }
 
 const FIRST_RETRY_MS = 500;
@@ -54,21 +55,28 @@ export class Informer<T> {
     this.log = log;
     this.kind = source.kind;
     this.watchdog = new Watchdog(silenceLimitMs, () => this.relistSilent());
-    this.watch = new ObservedWatch(kubeConfig, {
-      opened: () => this.streamOpened(),
-      heard: (bookmark) => this.watchdog.heard(bookmark),
-      ended: (reason) => this.streamEnded(reason),
-    });
-    // Objects arrive as the API server sends them; T is how the caller reads them. `slim` runs
-    // first, on the very object the cache keeps, to drop what no reader needs (memory).
-    this.listWatch = new ListWatch(source.path, this.watch, source.list, false);
-    const slim = source.slim ?? ((): void => undefined);
-    const keep = (kind: ChangeKind) => (object: KubernetesObject) => {
-      slim(object);
-      this.emit(kind, object as T);
-    };
-    this.listWatch.on('add', keep('add'));
-    this.listWatch.on('update', keep('update'));
+    const trim = source.trim;
+    this.watch = new ObservedWatch(
+      kubeConfig,
+      {
+        opened: () => this.streamOpened(),
+        heard: (bookmark) => this.watchdog.heard(bookmark),
+        ended: (reason) => this.streamEnded(reason),
+      },
+      trim,
+    );
+    // Objects arrive as the API server sends them, trimmed to what readers need (memory) before
+    // the cache keeps them; T is how the caller reads them.
+    const list =
+      trim === undefined
+        ? source.list
+        : async (): Promise<KubernetesListObject<KubernetesObject>> => {
+            const listed = await source.list();
+            return { ...listed, items: listed.items.map(trim) };
+          };
+    this.listWatch = new ListWatch(source.path, this.watch, list, false);
+    this.listWatch.on('add', (object) => this.emit('add', object as T));
+    this.listWatch.on('update', (object) => this.emit('update', object as T));
     this.listWatch.on('delete', (object) => this.emit('delete', object as T));
     this.listWatch.on('error', (error) => {
       if (!this.stopped) watchRestarts.inc({ kind: this.kind, reason: 'error' });

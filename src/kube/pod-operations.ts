@@ -1,9 +1,9 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { labelSelector } from '../directive/syntax.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { unlessNotFound } from './not-found.js';
-import { sendPodDelete } from './pod-delete-request.js';
-import { toPodInfo, type PodInfo } from './pods.js';
+import { toPodInfo, type PodInfo, type PodJson } from './pods.js';
+import { namespacedPath, sendRaw } from './raw-request.js';
 import { NO_RETRY, type KubeRequests, type PodIdentity } from './requests.js';
 
 export type DeleteOutcome = 'deleted' | 'gone';
@@ -17,32 +17,37 @@ export interface PodOperations {
   evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome>;
 }
 
-/** Pods through the gateway's request machinery; see `KubeGateway` for the guarantees. */
+/**
+ * Pods through the gateway's request machinery; see `KubeGateway` for the guarantees. Every call
+ * is a bounce's hot path, so each goes out as plain JSON (`raw-request.ts`), and only the fields
+ * `PodInfo` keeps are read from the answers.
+ */
 export class PodClient implements PodOperations {
-  private readonly core: CoreV1Api;
   private readonly lookup = (namespace: string, name: string): Promise<PodInfo | undefined> =>
     this.getPod(namespace, name);
 
   constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly requests: KubeRequests,
-  ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-  }
+  ) {}
 
   async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
     const selector = labelSelector(labels);
     const what = `list pods in ${namespace} matching "${selector}"`;
+    const path = `${namespacedPath(namespace, 'pods')}?labelSelector=${encodeURIComponent(selector)}`;
     return this.requests.call({ verb: 'list', what }, async () => {
-      const list = await this.core.listNamespacedPod({ namespace, labelSelector: selector });
-      return list.items.map(toPodInfo);
+      const list = JSON.parse(await sendRaw(this.kubeConfig, { method: 'GET', path })) as {
+        items?: PodJson[];
+      };
+      return (list.items ?? []).map(toPodInfo);
     });
   }
 
   async getPod(namespace: string, name: string): Promise<PodInfo | undefined> {
+    const path = namespacedPath(namespace, 'pods', name);
     return unlessNotFound(
       this.requests.call({ verb: 'get', what: `read pod ${namespace}/${name}` }, async () =>
-        toPodInfo(await this.core.readNamespacedPod({ namespace, name })),
+        toPodInfo(JSON.parse(await sendRaw(this.kubeConfig, { method: 'GET', path })) as PodJson),
       ),
     );
   }
@@ -53,15 +58,15 @@ export class PodClient implements PodOperations {
    */
   async deletePod(namespace: string, name: string, uid: string): Promise<DeleteOutcome> {
     const pod = { namespace, name, uid };
+    const call = {
+      method: 'DELETE' as const,
+      path: namespacedPath(namespace, 'pods', name),
+      body: JSON.stringify({ preconditions: { uid } }),
+    };
     const send = async (): Promise<DeleteOutcome> => {
       await this.requests.call(
         { verb: 'delete', what: `delete pod ${namespace}/${name}` },
-        // The client-node call runs only for a cluster without any TLS settings (https trusted
-        // through the system CAs), where client-node has no dispatcher to lend
-        // (test/integration/pod-delete-no-tls.test.ts).
-        async () =>
-          (await sendPodDelete(this.kubeConfig, pod)) ??
-          this.core.deleteNamespacedPod({ namespace, name, body: { preconditions: { uid } } }),
+        () => sendRaw(this.kubeConfig, call),
         NO_RETRY,
       );
       return 'deleted';
@@ -72,11 +77,16 @@ export class PodClient implements PodOperations {
   /** Evicts through the Eviction API, which honours PodDisruptionBudgets (429 → blocked). */
   async evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome> {
     const pod = { namespace, name, uid };
+    const call = {
+      method: 'POST' as const,
+      path: namespacedPath(namespace, 'pods', name, 'eviction'),
+      body: JSON.stringify(evictionOf(pod)),
+    };
     const send = async (): Promise<EvictOutcome> => {
       try {
         await this.requests.call(
           { verb: 'create', what: `evict pod ${namespace}/${name}` },
-          () => this.core.createNamespacedPodEviction(evictionOf(pod)),
+          () => sendRaw(this.kubeConfig, call),
           NO_RETRY,
         );
         return 'evicted';
@@ -92,17 +102,14 @@ export class PodClient implements PodOperations {
   }
 }
 
-function evictionOf(pod: PodIdentity): Parameters<CoreV1Api['createNamespacedPodEviction']>[0] {
+/** The policy/v1 Eviction of a pod, guarded by its uid. */
+function evictionOf(pod: PodIdentity): object {
   const { namespace, name, uid } = pod;
   return {
-    namespace,
-    name,
-    body: {
-      apiVersion: 'policy/v1',
-      kind: 'Eviction',
-      metadata: { name, namespace },
-      deleteOptions: { preconditions: { uid } },
-    },
+    apiVersion: 'policy/v1',
+    kind: 'Eviction',
+    metadata: { name, namespace },
+    deleteOptions: { preconditions: { uid } },
   };
 }
 

@@ -1,4 +1,19 @@
-import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
+/**
+ * A pod as the API server sends it, in the parts pod-bouncer reads: plain JSON (timestamps as
+ * strings), or client-node's model of it (timestamps as Dates).
+ */
+export interface PodJson {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    creationTimestamp?: string | Date;
+    deletionTimestamp?: string | Date | null;
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
+  };
+  status?: { conditions?: { type: string; status: string }[] };
+}
 
 /** What the workflow needs to know about a pod, and nothing more. */
 export interface PodInfo {
@@ -14,25 +29,19 @@ export interface PodInfo {
   owner?: { kind: string; name: string };
 }
 
-export function toPodInfo(pod: V1Pod): PodInfo {
+export function toPodInfo(pod: PodJson): PodInfo {
   const metadata = pod.metadata ?? {};
   const readyCondition = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
   return {
     name: metadata.name ?? '',
     uid: metadata.uid ?? '',
     createdAt: new Date(metadata.creationTimestamp ?? 0),
     ready: readyCondition?.status === 'True',
     terminating: metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null,
-    controlled: (metadata.ownerReferences ?? []).some((owner) => owner.controller === true),
-    ...ownerOf(metadata.ownerReferences),
+    controlled: controller !== undefined,
+    ...(controller === undefined
+      ? {}
+      : { owner: { kind: controller.kind, name: controller.name } }),
   };
-}
-
-function ownerOf(
-  references: V1OwnerReference[] | undefined,
-): { owner: { kind: string; name: string } } | object {
-  const controller = references?.find((reference) => reference.controller === true);
-  return controller === undefined
-    ? {}
-    : { owner: { kind: controller.kind, name: controller.name } };
 }

@@ -1,4 +1,5 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { rawWatch } from './raw-watch.js';
 
 /** Why a watch stream ended (the `reason` label of pod_bouncer_watch_restarts_total). */
 export type StreamEnd = 'closed' | 'timeout' | 'expired' | 'error' | 'silent';
@@ -13,15 +14,19 @@ export interface StreamObserver {
   ended(reason: StreamEnd): void;
 }
 
+/** As client-node's Watch: a stream silent this long is ended, and ListWatch resumes it. */
+const WATCH_TIMEOUT_MS = 30_000;
+
 type Params = Parameters<Watch['watch']>[1];
 type Callback = Parameters<Watch['watch']>[2];
 type Done = Parameters<Watch['watch']>[3];
 
 /**
- * client-node's `Watch` as `ListWatch` drives it, observed: it asks for bookmarks (so a healthy
- * stream is never silent much longer than the server's bookmark period), tells its observer when
- * a stream connects, carries data and ends, and can end the current stream as a 410 Gone would,
- * which makes `ListWatch` list afresh (deletions included) and watch from the new list.
+ * client-node's `Watch` as `ListWatch` drives it (each stream read by `rawWatch`), observed: it
+ * asks for bookmarks (so a healthy stream is never silent much longer than the server's bookmark
+ * period), tells its observer when a stream connects, carries data and ends, and can end the
+ * current stream as a 410 Gone would, which makes `ListWatch` list afresh (deletions included)
+ * and watch from the new list.
  */
 export class ObservedWatch extends Watch {
   private endCurrent: ((error: unknown, reason?: StreamEnd) => void) | undefined;
@@ -29,6 +34,8 @@ export class ObservedWatch extends Watch {
   constructor(
     kubeConfig: KubeConfig,
     private readonly observer: StreamObserver,
+    /** What the caller keeps of each changed object (ADDED, MODIFIED, DELETED). */
+    private readonly trim?: (object: KubernetesObject) => KubernetesObject,
   ) {
     super(kubeConfig);
   }
@@ -48,17 +55,25 @@ export class ObservedWatch extends Watch {
       this.observer.ended(reason ?? (expired ? 'expired' : reasonOf(error)));
       done(error);
     };
+    const trim = this.trim;
     const heard: Callback = (phase, object: { code?: unknown } | undefined, raw) => {
       if (phase === 'ERROR' && object?.code === 410) expired = true;
       this.observer.heard(phase === 'BOOKMARK');
-      callback(phase, object, raw);
+      const changed = phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
+      const kept =
+        changed && trim !== undefined && object !== undefined
+          ? trim(object as KubernetesObject)
+          : object;
+      callback(phase, kept, raw);
     };
-    const controller = await super.watch(
-      path,
-      { ...queryParams, allowWatchBookmarks: true },
-      heard,
-      end,
-    );
+    const params = { ...queryParams, allowWatchBookmarks: true };
+    const controller =
+      (await rawWatch(
+        this.config,
+        { path, queryParams: params, timeoutMs: WATCH_TIMEOUT_MS },
+        heard,
+        end,
+      )) ?? (await super.watch(path, params, heard, end));
     // Only a connected stream can be ended from here: ListWatch then holds its controller.
     if (!ended) {
       this.endCurrent = end;

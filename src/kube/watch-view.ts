@@ -1,16 +1,12 @@
-import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { matchesLabels } from '../directive/syntax.js';
 import type { Directive, ObjectRef } from '../directive/types.js';
 import type { ChangeKind } from './informer.js';
-import { toPodInfo, type PodInfo } from './pods.js';
+import { toPodInfo, type PodInfo, type PodJson } from './pods.js';
 import type { KubeWatches } from './watches.js';
 
-/** A pod as a watch reports it: what the workflow knows of pods, plus its labels. */
-export interface WatchedPod extends PodInfo {
-  labels: Record<string, string>;
-}
-
-export type PodListener = (change: ChangeKind, pod: WatchedPod) => void;
+/** A pod as its watch reports it (trimmed to what readers need, `watches.ts`). */
+export type PodListener = (change: ChangeKind, pod: PodJson) => void;
 export type ConfigMapListener = (change: ChangeKind, name: string, data: ConfigMapData) => void;
 export type ConfigMapData = Readonly<Record<string, string>>;
 
@@ -39,11 +35,22 @@ export class ClusterView {
     return { value: informer.get(ref.namespace, ref.name)?.data?.[key] };
   }
 
-  /** Every change of a pod of the namespace, starting the namespace's pod watch if needed. */
+  /**
+   * Starts the namespace's pod watch if it is not running yet, so that it has listed by the time
+   * a step reads it (a read of a watch not synced yet costs a LIST of its own).
+   */
+  watchPods(namespace: string): void {
+    this.watches.informer('pods', namespace);
+  }
+
+  /**
+   * Every change of a pod of the namespace, starting the namespace's pod watch if needed. The pod
+   * as the watch sent it: a listener reads only what it needs (it runs for every pod event).
+   */
   onPods(namespace: string, listener: PodListener): () => void {
     return this.watches
       .informer('pods', namespace)
-      .subscribe((change, pod: V1Pod) => listener(change, watchedPod(pod)));
+      .subscribe((change, pod) => listener(change, pod));
   }
 
   /** A directive as its watch holds it, or undefined when not synced or absent. */
@@ -66,8 +73,4 @@ export class ClusterView {
         listener(change, configMap.metadata?.name ?? '', configMap.data ?? {}),
       );
   }
-}
-
-function watchedPod(pod: V1Pod): WatchedPod {
-  return { ...toPodInfo(pod), labels: pod.metadata?.labels ?? {} };
 }

@@ -1,12 +1,11 @@
 import {
-  CoreV1Api,
-  CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type V1ConfigMap,
   type V1Pod,
 } from '@kubernetes/client-node';
+import type { PodJson } from './pods.js';
 import {
   DIRECTIVE_GROUP,
   DIRECTIVE_PLURAL,
@@ -15,6 +14,7 @@ import {
 } from '../directive/types.js';
 import type { Logger } from '../logger.js';
 import { Informer, type InformerSource } from './informer.js';
+import { sendRaw } from './raw-request.js';
 
 export type WatchedKind = 'pods' | 'configmaps' | 'directives';
 
@@ -44,8 +44,6 @@ interface KindObjects {
  * asked about (the chart's ClusterRole grants them).
  */
 export class KubeWatches {
-  private readonly core: CoreV1Api;
-  private readonly custom: CustomObjectsApi;
   private readonly informers = new Map<string, Informer<unknown>>();
   private closed = false;
   private readonly settings: WatchSettings;
@@ -56,8 +54,6 @@ export class KubeWatches {
     settings: Partial<WatchSettings> = {},
   ) {
     this.settings = { ...DEFAULT_WATCH_SETTINGS, ...settings };
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
   /** The shared informer of a kind in a namespace, started (not necessarily synced yet). */
@@ -102,57 +98,44 @@ export class KubeWatches {
   }
 
   private source(kind: WatchedKind, namespace: string): InformerSource {
-    if (kind === 'pods') {
-      return {
-        kind,
-        path: `/api/v1/namespaces/${namespace}/pods`,
-        list: () => this.core.listNamespacedPod({ namespace }),
-        slim: slimPod,
-      };
-    }
-    if (kind === 'configmaps') {
-      return {
-        kind,
-        path: `/api/v1/namespaces/${namespace}/configmaps`,
-        list: () => this.core.listNamespacedConfigMap({ namespace }),
-      };
-    }
-    return {
-      kind,
-      path: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`,
-      list: async () => {
-        const list: unknown = await this.custom.listNamespacedCustomObject({
-          group: DIRECTIVE_GROUP,
-          version: DIRECTIVE_VERSION,
-          plural: DIRECTIVE_PLURAL,
-          namespace,
-        });
-        return list as KubernetesListObject<KubernetesObject>;
-      },
-    };
+    const path =
+      kind === 'directives'
+        ? `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`
+        : `/api/v1/namespaces/${namespace}/${kind}`;
+    // The list as the API server sends it (plain JSON, as watch events are): no model classes.
+    const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
+      JSON.parse(
+        await sendRaw(this.kubeConfig, { method: 'GET', path }),
+      ) as KubernetesListObject<KubernetesObject>;
+    return { kind, path, list, ...(kind === 'pods' ? { trim: trimPod } : {}) };
   }
 }
 
 /**
- * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the Ready
- * condition): a full pod is several KB, and a worker may watch namespaces of thousands of pods.
- * ListWatch itself needs only name, namespace and resourceVersion.
+ * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the controller
+ * reference, the Ready condition): a full pod is several KB, and a worker may watch namespaces of
+ * thousands of pods. A new small object, so that the parsed pod dies young (cheap to collect)
+ * instead of being kept, trimmed in place, until the pod's next change. ListWatch itself needs
+ * only name, namespace and resourceVersion.
  */
-function slimPod(object: KubernetesObject): void {
-  const pod = object as V1Pod;
-  const { metadata, status } = pod;
-  if (metadata !== undefined) {
-    delete metadata.managedFields;
-    delete metadata.annotations;
-    // Only the controller reference is kept: batches and rollouts ask who owns a pod.
-    const controller = metadata.ownerReferences?.find((reference) => reference.controller);
-    if (controller === undefined) delete metadata.ownerReferences;
-    else metadata.ownerReferences = [controller];
-  }
-  delete pod.spec;
-  if (status !== undefined) {
-    pod.status = {
-      conditions: status.conditions?.filter((condition) => condition.type === 'Ready'),
-    };
-  }
+function trimPod(object: KubernetesObject): KubernetesObject {
+  const pod = object as PodJson & { metadata?: { resourceVersion?: string } };
+  const metadata = pod.metadata ?? {};
+  // Only the controller reference is kept: batches and rollouts ask who owns a pod.
+  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
+  const ready = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+  const trimmed: PodJson & { metadata: { resourceVersion?: string } } = {
+    metadata: {
+      name: metadata.name,
+      namespace: metadata.namespace,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      labels: metadata.labels,
+      creationTimestamp: metadata.creationTimestamp,
+      deletionTimestamp: metadata.deletionTimestamp,
+    },
+    status: { conditions: ready === undefined ? [] : [ready] },
+  };
+  if (controller !== undefined) trimmed.metadata.ownerReferences = [controller];
+  return trimmed as KubernetesObject;
 }

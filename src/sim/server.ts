@@ -5,6 +5,7 @@ import { ApiError, internalError } from './api-errors.js';
 import type { ApiDispatcher } from './api.js';
 import { isWatch } from './api.js';
 import type { FaultInjector } from './faults.js';
+import { kubeconfigUserOf } from './kubeconfig.js';
 import { decodeBody, mediaType, readBody, writeReply } from './http-io.js';
 import type { RequestLog } from './request-log.js';
 import type { Reply } from './requests.js';
@@ -39,7 +40,7 @@ async function handle(
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://simulator.invalid');
   const parsed = parsePath(url.pathname);
-  const entry = logEntry(method, url, parsed);
+  const entry = logEntry(method, url, parsed, kubeconfigUserOf(req.headers.authorization));
   const reply = await answer(parts, req, { method, url, parsed, entry });
   if ('watch' in reply) {
     try {
@@ -110,13 +111,19 @@ function writeError(res: ServerResponse, error: ApiError): number {
   return reply.status;
 }
 
-function logEntry(method: string, url: URL, parsed: ParsedPath): RequestLogEntry {
+function logEntry(
+  method: string,
+  url: URL,
+  parsed: ParsedPath,
+  user: string | undefined,
+): RequestLogEntry {
   const base = {
     at: Date.now(),
     method,
     path: url.pathname,
     query: url.search.replace(/^\?/, ''),
     status: 0,
+    ...definedOnly({ user }),
   };
   if (parsed.kind === 'namespace') {
     return { ...base, resource: 'namespaces', ...definedOnly({ name: parsed.name }), watch: false };

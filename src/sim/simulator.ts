@@ -72,12 +72,12 @@ class SimulatedCluster implements Simulator {
     });
   }
 
-  kubeconfigYaml(): string {
-    return kubeconfigYaml(this.url);
+  kubeconfigYaml(user?: string): string {
+    return kubeconfigYaml(this.url, user);
   }
 
-  writeKubeconfig(path: string): Promise<void> {
-    return writeFile(path, this.kubeconfigYaml(), { mode: 0o600 });
+  writeKubeconfig(path: string, user?: string): Promise<void> {
+    return writeFile(path, this.kubeconfigYaml(user), { mode: 0o600 });
   }
 
   close(): Promise<void> {

@@ -94,6 +94,8 @@ export interface RequestLogEntry {
   name?: string;
   watch: boolean;
   status: number;
+  /** The kubeconfig user (`kubeconfigYaml(user)`) that sent it, when its token was one. */
+  user?: string;
 }
 
 export interface TokenUser {
@@ -130,9 +132,12 @@ export interface PodDeletion {
 
 export interface Simulator {
   readonly url: string;
-  /** Kubeconfig for this simulator: insecure-skip-tls-verify, a token user, context 'sim' current. */
-  kubeconfigYaml(): string;
-  writeKubeconfig(path: string): Promise<void>;
+  /**
+   * Kubeconfig for this simulator: insecure-skip-tls-verify, a token user (sim-admin unless named;
+   * a name starts with `sim-`), context 'sim' current. The request log names the user.
+   */
+  kubeconfigYaml(user?: string): string;
+  writeKubeconfig(path: string, user?: string): Promise<void>;
   /** Ends watches, clears timers and closes the server. Safe to call twice. */
   close(): Promise<void>;
 

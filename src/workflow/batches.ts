@@ -14,18 +14,26 @@ function ordinalOf(pod: ChosenPod): number | undefined {
  * that set's places in descending ordinal order, as its own rolling update would.
  */
 export function bounceOrder(chosen: readonly ChosenPod[]): ChosenPod[] {
-  const bySet = new Map<string, ChosenPod[]>();
+  const ordinals = new Map<ChosenPod, number>();
+  const bySet = new Map<string, { pods: ChosenPod[]; next: number }>();
   for (const pod of chosen) {
-    if (ordinalOf(pod) === undefined) continue;
+    const ordinal = ordinalOf(pod);
+    if (ordinal === undefined) continue;
+    ordinals.set(pod, ordinal);
     const key = pod.owner?.name ?? '';
-    bySet.set(key, [...(bySet.get(key) ?? []), pod]);
+    const set = bySet.get(key);
+    if (set === undefined) bySet.set(key, { pods: [pod], next: 0 });
+    else set.pods.push(pod);
   }
-  for (const pods of bySet.values()) {
-    pods.sort((a, b) => (ordinalOf(b) ?? 0) - (ordinalOf(a) ?? 0));
+  for (const { pods } of bySet.values()) {
+    pods.sort((a, b) => (ordinals.get(b) ?? 0) - (ordinals.get(a) ?? 0));
   }
   return chosen.map((pod) => {
-    if (ordinalOf(pod) === undefined) return pod;
-    return bySet.get(pod.owner?.name ?? '')?.shift() ?? pod;
+    if (!ordinals.has(pod)) return pod;
+    const set = bySet.get(pod.owner?.name ?? '');
+    if (set === undefined) return pod;
+    set.next += 1;
+    return set.pods[set.next - 1] ?? pod;
   });
 }
 

@@ -50,10 +50,26 @@ export interface StepContext {
   directive: Directive;
   /** When the run was accepted (the job's creation): restartedAt of a rollout without issuedAt. */
   acceptedAt: string;
-  /** Persists a progress change in the job before the caller goes on. */
+  /** Persists a progress change in the job (with anything staged) before the caller goes on. */
   save(change: Partial<SelectorProgress>): Promise<void>;
-  /** A line in the job's log, as the dashboard shows it. */
-  note(message: string): Promise<void>;
+  /**
+   * Changes the progress in memory only: the next `save` or `flush` writes it. For what precedes
+   * no effect, and what a re-run after a crash can redo (`job-progress.ts`).
+   */
+  stage(change: Partial<SelectorProgress>): void;
+  /** Writes whatever is staged (progress, log lines, percentage) in one round. */
+  flush(): Promise<void>;
+  /** A line in the job's log, as the dashboard shows it; written with the next write. */
+  note(message: string): void;
+  /** The dashboard's percentage of the job, written with the next write. */
+  setPercent(percent: number): void;
+  /**
+   * Whether an operator aborted the run. Read from Redis when this run of the job begins and again
+   * after each effect (`effectSent`), not before every batch: nothing else changes in between.
+   */
+  isAborted(): Promise<boolean>;
+  /** A bounce or a restart went out: the next `isAborted` reads the mark again. */
+  effectSent(): void;
   /** Tells the status what happened; the status decides what to write. */
   report(moment: Moment): Promise<'written' | 'unchanged' | 'stale' | 'gone' | 'deferred'>;
 }

@@ -16,6 +16,8 @@ export async function onFailure(
   error: unknown,
 ): Promise<SelectorResult> {
   if (error instanceof DelayedError) throw error;
+  // What the run staged (a batch's bounced pods) saves the re-run a look at them; best effort.
+  await context.flush().catch(() => undefined);
   const ended = await endedMidRun(context.deps, job, error, context.log);
   if (ended !== undefined) return ended;
   if (!(error instanceof BouncerError)) {
@@ -44,8 +46,8 @@ async function failTerminally(context: StepContext, error: unknown): Promise<voi
   const cause = messageOf(error);
   context.log.error({ err: error, step: context.progress.step }, 'selector job failed');
   if (error instanceof WaitTimeoutError) observeWaitTimedOut(context.progress);
+  context.note(`failed: ${cause}`);
   await context.save({ waitStartedAt: undefined });
-  await context.note(`failed: ${cause}`);
   try {
     await context.report(
       error instanceof AbortedError ? { kind: 'aborted' } : { kind: 'failed', cause },

@@ -2,12 +2,13 @@ import type { Job } from 'bullmq';
 import { AbortedError } from '../errors.js';
 import { isPaused } from '../directive/paused.js';
 import type { Directive } from '../directive/types.js';
-import { runKeyOf, type SelectorJobData, type SelectorProgress } from '../queue/selector-job.js';
+import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
 import type { RunRef } from '../status/moments.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { runSteps } from './runner.js';
+import { JobProgress } from './job-progress.js';
 import { isPastSelect } from './steps/index.js';
 
 export type { SelectorResult } from './context.js';
@@ -39,20 +40,24 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       selector: data.selectorIndex,
     });
     deps.wakeups?.forget(job.id);
+    // The abort mark and the latest run are read in the same round trip.
+    const aborted = deps.aborts?.isAborted(data);
+    aborted?.catch(() => undefined);
     const directive = await currentDirective(deps, data);
     if (typeof directive === 'string') {
       log.info({ reason: directive }, 'selector job ends without bouncing');
       await job.log(`ended without bouncing: ${directive}`);
       return { outcome: directive };
     }
-    const context = makeContext(job, deps, log, directive);
+    const context = makeContext(job, deps, log, { directive, aborted });
     try {
       assertNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
       if (isPastSelect(context.progress.step)) await context.report({ kind: 'started' });
-      if ((await deps.aborts?.isAborted(data)) === true) throw new AbortedError();
+      if (await context.isAborted()) throw new AbortedError();
       await followPause(context);
       const ended = await runSteps(context, job, token);
+      await context.flush();
       if (ended !== 'done') return { outcome: ended };
       if (data.selectorIndex === data.selectorCount - 1) {
         await context.report({ kind: 'finished' });
@@ -77,22 +82,28 @@ async function followPause(context: StepContext): Promise<void> {
   };
   if (paused && pausedAt === undefined) {
     await context.save({ pausedAt: Date.now() });
-    await context.note('paused: no pod is bounced until the directive is resumed');
+    context.note('paused: no pod is bounced until the directive is resumed');
     await context.report({ kind: 'paused', counts });
   } else if (!paused && pausedAt !== undefined) {
     const shifted =
       waitStartedAt === undefined ? {} : { waitStartedAt: waitStartedAt + Date.now() - pausedAt };
     await context.save({ pausedAt: undefined, ...shifted });
-    await context.note('resumed');
+    context.note('resumed');
     await context.report({ kind: 'resumed', counts });
   }
+}
+
+/** What this run of the job found when it began: the directive, and the abort mark being read. */
+interface RunStart {
+  directive: Directive;
+  aborted: Promise<boolean> | undefined;
 }
 
 function makeContext(
   job: Job<SelectorJobData>,
   deps: WorkflowDeps,
   log: StepContext['log'],
-  directive: Directive,
+  { directive, aborted }: RunStart,
 ): StepContext {
   const data = job.data;
   const target = {
@@ -102,24 +113,34 @@ function makeContext(
     selectorIndex: data.selectorIndex,
   };
   const run = runOf(data);
-  const context: StepContext = {
+  const progress = new JobProgress(job, { ...data.progress });
+  let abortRead = aborted;
+  return {
     data,
-    progress: { ...data.progress },
+    get progress() {
+      return progress.current;
+    },
     deps,
     log,
     directive,
     acceptedAt: new Date(job.timestamp).toISOString(),
-    async save(change: Partial<SelectorProgress>): Promise<void> {
-      context.progress = { ...context.progress, ...change };
-      await job.updateData({ ...job.data, progress: context.progress });
+    save: (change) => progress.save(change),
+    stage: (change) => progress.stage(change),
+    flush: () => progress.flush(),
+    note(message: string): void {
+      log.info({ step: progress.current.step }, message);
+      progress.log(`[${new Date().toISOString()}] ${progress.current.step}: ${message}`);
     },
-    async note(message: string): Promise<void> {
-      log.info({ step: context.progress.step }, message);
-      await job.log(`[${new Date().toISOString()}] ${context.progress.step}: ${message}`);
+    setPercent: (percent) => progress.setPercent(percent),
+    isAborted(): Promise<boolean> {
+      abortRead ??= deps.aborts?.isAborted(data) ?? Promise.resolve(false);
+      return abortRead.then((value) => value === true);
+    },
+    effectSent(): void {
+      abortRead = undefined;
     },
     // The cache holds our own writes too, so its copy carries the latest resourceVersion.
     report: (moment) =>
       deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
   };
-  return context;
 }

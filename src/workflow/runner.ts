@@ -22,8 +22,9 @@ export async function runSteps(
     if ('wait' in outcome) return waitLater(context, job, outcome.wait, token);
     observeStepDone(step, context.data, context.progress);
     const next = nextStep(step);
-    await context.save({ step: next, waitStartedAt: undefined });
-    await job.updateProgress(stepPercent(next));
+    // Written with the next step's first write: a re-run of a done step finds nothing to do.
+    context.stage({ step: next, waitStartedAt: undefined });
+    context.setPercent(stepPercent(next));
     context.log.info({ step: next }, 'selector step reached');
   }
   return 'done';
@@ -48,8 +49,8 @@ async function waitLater(
     throw new WaitTimeoutError(`timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`);
   }
   if (context.progress.waitStartedAt === undefined) {
-    await context.save({ waitStartedAt: now });
-    await context.note(`waiting for ${wait.what}`);
+    context.stage({ waitStartedAt: now });
+    context.note(`waiting for ${wait.what}`);
   }
   await context.report({
     kind: 'waiting',
@@ -57,7 +58,12 @@ async function waitLater(
     ...(wait.counts === undefined ? {} : { counts: wait.counts }),
     paused: context.progress.pausedAt !== undefined,
   });
-  await job.moveToDelayed(now + context.deps.settings.pollIntervalMs, token);
+  // The progress (the wait clock, what the step staged) and the move to delayed leave together:
+  // one round trip. Either landing alone leaves what a crash between them would.
+  await Promise.all([
+    context.flush(),
+    job.moveToDelayed(now + context.deps.settings.pollIntervalMs, token),
+  ]);
   // Parked first, registered second: a wake-up can only find the job already delayed.
   if (wait.wake !== undefined) context.deps.wakeups?.park(job, wait.wake);
   throw new DelayedError();

@@ -3,7 +3,8 @@ import type { Job } from 'bullmq';
 import { matchesLabels } from '../directive/syntax.js';
 import { isPaused } from '../directive/paused.js';
 import type { Directive, ObjectRef } from '../directive/types.js';
-import type { ClusterView, WatchedPod } from '../kube/watch-view.js';
+import type { PodJson } from '../kube/pods.js';
+import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
 
 /** What a parked job waits for, in terms a watch event can decide. */
@@ -47,6 +48,8 @@ export function digestOf(bytes: Buffer | string): string {
 export class Wakeups {
   private readonly byJob = new Map<string, { waiter: Waiter; bucket: Set<Waiter> }>();
   private readonly buckets = new Map<string, Set<Waiter>>();
+  /** The pod buckets again, by namespace, then label key and value: a pod event builds no key. */
+  private readonly podIndex = new Map<string, PodBuckets>();
   private readonly unsubscribers = new Map<string, () => void>();
   /** Wake-ups sent, for tests and the benchmark. */
   woken = 0;
@@ -95,8 +98,33 @@ export class Wakeups {
     if (bucket === undefined) {
       bucket = new Set();
       this.buckets.set(key, bucket);
+      if (condition.kind === 'replicas' || condition.kind === 'podReady') {
+        this.indexPodBucket(condition, bucket);
+      }
     }
     return bucket;
+  }
+
+  private indexPodBucket(
+    condition: Extract<WakeCondition, { kind: 'replicas' | 'podReady' }>,
+    bucket: Set<Waiter>,
+  ): void {
+    let index = this.podIndex.get(condition.namespace);
+    if (index === undefined) {
+      index = { any: undefined, byLabel: new Map() };
+      this.podIndex.set(condition.namespace, index);
+    }
+    const label = condition.kind === 'replicas' ? firstLabel(condition.labels) : undefined;
+    if (label === undefined) {
+      index.any = bucket;
+      return;
+    }
+    let values = index.byLabel.get(label[0]);
+    if (values === undefined) {
+      values = new Map();
+      index.byLabel.set(label[0], values);
+    }
+    values.set(label[1], bucket);
   }
 
   /** One listener per watched (kind, namespace), however many jobs wait there. */
@@ -123,22 +151,28 @@ export class Wakeups {
     this.unsubscribers.set(key, unsubscribe);
   }
 
-  private onPod(namespace: string, change: string, pod: WatchedPod): void {
-    const qualifies = change !== 'delete' && pod.ready && !pod.terminating;
-    const keys = [`pods/${namespace}/`, ...labelKeys(namespace, pod.labels)];
-    for (const key of keys) {
-      for (const waiter of this.buckets.get(key) ?? []) {
-        if (this.podChanged(waiter, pod, qualifies)) this.wake(waiter);
+  /** A pod event: only the buckets its namespace and labels name are looked at. */
+  private onPod(namespace: string, change: string, pod: PodJson): void {
+    const index = this.podIndex.get(namespace);
+    if (index === undefined) return;
+    const labels = pod.metadata?.labels ?? {};
+    let seen: SeenPod | undefined;
+    const visit = (bucket: Set<Waiter> | undefined): void => {
+      for (const waiter of bucket ?? []) {
+        seen ??= seenPod(change, pod, labels);
+        if (this.podChanged(waiter, seen)) this.wake(waiter);
       }
-    }
+    };
+    visit(index.any);
+    for (const key in labels) visit(index.byLabel.get(key)?.get(labels[key]!));
   }
 
   /** Whether a waiter's condition holds after this pod change. */
-  private podChanged(waiter: Waiter, pod: WatchedPod, qualifies: boolean): boolean {
+  private podChanged(waiter: Waiter, pod: SeenPod): boolean {
     const { condition } = waiter;
-    if (condition.kind === 'podReady') return qualifies;
+    if (condition.kind === 'podReady') return pod.qualifies;
     if (condition.kind !== 'replicas' || !matchesLabels(pod.labels, condition.labels)) return false;
-    if (qualifies && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
+    if (pod.qualifies && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
     else waiter.ready.delete(pod.uid);
     return waiter.ready.size >= condition.wanted;
   }
@@ -201,12 +235,42 @@ function bucketKey(condition: WakeCondition): string {
     return `configmaps/${condition.ref.namespace}/${condition.ref.name}`;
   }
   if (condition.kind === 'podReady') return `pods/${condition.namespace}/`;
-  const [first] = Object.entries(condition.labels).sort(([a], [b]) => (a < b ? -1 : 1));
+  const first = firstLabel(condition.labels);
   return first === undefined
     ? `pods/${condition.namespace}/`
     : `pods/${condition.namespace}/${first[0]}=${first[1]}`;
 }
 
-function labelKeys(namespace: string, labels: Record<string, string>): string[] {
-  return Object.entries(labels).map(([key, value]) => `pods/${namespace}/${key}=${value}`);
+/** The label a replicas waiter is filed under: the first key in sorted order. */
+function firstLabel(labels: Record<string, string>): [string, string] | undefined {
+  const [first] = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1));
+  return first;
+}
+
+/** A namespace's pod buckets: waiters on any pod, and waiters filed under one label. */
+interface PodBuckets {
+  any: Set<Waiter> | undefined;
+  byLabel: Map<string, Map<string, Set<Waiter>>>;
+}
+
+/** What a pod event tells a waiter. */
+interface SeenPod {
+  uid: string;
+  labels: Record<string, string>;
+  /** Ready and not terminating (and not deleted). */
+  qualifies: boolean;
+}
+
+function seenPod(change: string, pod: PodJson, labels: Record<string, string>): SeenPod {
+  const metadata = pod.metadata ?? {};
+  const ready = pod.status?.conditions?.some(
+    (condition) => condition.type === 'Ready' && condition.status === 'True',
+  );
+  const terminating =
+    metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null;
+  return {
+    uid: metadata.uid ?? '',
+    labels,
+    qualifies: change !== 'delete' && ready === true && !terminating,
+  };
 }

@@ -1,13 +1,14 @@
 // A cluster whose kubeconfig has no TLS settings at all (an https API server trusted through the
-// system's CAs): client-node then lends no dispatcher, the lean DELETE declines, and the pod is
-// deleted through client-node's own call. The simulator (plain HTTP) sits behind a TLS proxy
-// whose certificate a child process trusts through NODE_EXTRA_CA_CERTS, as a system CA.
+// system's CAs): client-node then lends no dispatcher, and the gateway's plain-JSON requests
+// (`raw-request.ts`) go through Node's own fetch instead. The simulator (plain HTTP) sits behind a
+// TLS proxy whose certificate a child process trusts through NODE_EXTRA_CA_CERTS, as a system CA.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createServer, type Server } from 'node:tls';
 import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -17,20 +18,27 @@ const TOKEN = 'no-tls-token';
 const source = (path: string) => resolve('src', path);
 
 /**
- * Runs the lean DELETE and then the gateway's deletePod in a child that trusts the proxy (the
- * sources through tsx: the build is one bundle, without a module per file).
+ * In a child that trusts the proxy (the sources through tsx: the build is one bundle, without a
+ * module per file): whether client-node lends a dispatcher, then the gateway's
+ * LIST, a DELETE, an eviction and a second DELETE of the deleted pod (404: gone).
  */
 const CHILD = `
+import { RequestContext, HttpMethod } from ${JSON.stringify(pathToFileURL(resolve('node_modules/@kubernetes/client-node/dist/index.js')).href)};
 import { loadKubeConfig } from ${JSON.stringify(source('kube/client.ts'))};
 import { KubeGateway } from ${JSON.stringify(source('kube/gateway.ts'))};
-import { sendPodDelete } from ${JSON.stringify(source('kube/pod-delete-request.ts'))};
-const [ns, name, uid] = process.argv.slice(2);
+const [ns, first, firstUid, second, secondUid] = process.argv.slice(2);
 const kubeConfig = loadKubeConfig({ kubeconfig: process.env.KUBECONFIG });
-const lean = await sendPodDelete(kubeConfig, { namespace: ns, name, uid });
+const context = new RequestContext(kubeConfig.getCurrentCluster().server, HttpMethod.GET);
+await kubeConfig.applySecurityAuthentication(context);
 const kube = new KubeGateway(kubeConfig, { qps: 100, burst: 100 });
-const outcome = await kube.deletePod(ns, name, uid);
+const listed = (await kube.listPods(ns, {})).map((pod) => pod.name).sort();
+const deleted = await kube.deletePod(ns, first, firstUid);
+const evicted = await kube.evictPod(ns, second, secondUid);
+const again = await kube.deletePod(ns, first, firstUid);
 await kube.close();
-process.stdout.write(JSON.stringify({ lean: lean ?? null, outcome }));
+process.stdout.write(JSON.stringify({
+  dispatcher: context.getDispatcher() !== undefined, listed, deleted, evicted, again,
+}));
 `;
 
 function runChild(env: Record<string, string>, args: string[]): Promise<string> {
@@ -114,15 +122,25 @@ describe('pod deletion on a cluster without TLS settings', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('deletes the pod once, through client-node, with the uid precondition', async () => {
-    const pod = sim.addPod({ namespace: NS, name: 'p', labels: {} });
+  it('lists, deletes and evicts through Node fetch, each pod once, with the uid precondition', async () => {
+    const first = sim.addPod({ namespace: NS, name: 'p', labels: {} });
+    const second = sim.addPod({ namespace: NS, name: 'q', labels: {} });
     const out = await runChild(
       { KUBECONFIG: join(dir, 'kubeconfig'), NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
-      [NS, 'p', pod.metadata.uid],
+      [NS, 'p', first.metadata.uid, 'q', second.metadata.uid],
     );
-    expect(JSON.parse(out)).toEqual({ lean: null, outcome: 'deleted' });
-    expect(sim.deletionsByUid().get(pod.metadata.uid)).toBe(1);
+    expect(JSON.parse(out)).toEqual({
+      dispatcher: false,
+      listed: ['p', 'q'],
+      deleted: 'deleted',
+      evicted: 'evicted',
+      again: 'gone',
+    });
+    expect(sim.deletionsByUid().get(first.metadata.uid)).toBe(1);
+    expect(sim.deletionsByUid().get(second.metadata.uid)).toBe(1);
     const deletes = sim.requests().filter((r) => r.method === 'DELETE' && r.resource === 'pods');
-    expect(deletes.map((r) => r.status)).toEqual([200]);
+    expect(deletes.map((r) => r.status)).toEqual([200, 404]);
+    const evictions = sim.requests().filter((r) => r.subresource === 'eviction');
+    expect(evictions.map((r) => r.status)).toEqual([201]);
   });
 });

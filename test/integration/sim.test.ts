@@ -1,7 +1,7 @@
 // The simulator as a whole: faults, TokenReview, events, config objects, discovery, request log,
 // the demo mesh, and a clean shutdown.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiException, VersionApi } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { demoMesh } from '../../src/sim/index.js';
 import { apiError, recordWatch, startWithClients, waitFor } from './sim-clients.js';
@@ -221,9 +221,26 @@ describe('simulator', () => {
       name: 'ghost',
       watch: false,
       status: 404,
+      user: 'sim-admin',
     });
     c.sim.resetRequests();
     expect(c.sim.requests()).toEqual([]);
+  });
+
+  it('names the kubeconfig user whose token a request carried, and no one for other tokens', async () => {
+    c = await startWithClients();
+    const worker = new KubeConfig();
+    worker.loadFromString(c.sim.kubeconfigYaml('sim-worker'));
+    await worker.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: NS });
+    await c.core.listNamespacedPod({ namespace: NS });
+    await fetch(`${c.sim.url}/api/v1/namespaces/${NS}/pods`, {
+      headers: { authorization: 'Bearer some-service-account-token' },
+    });
+    expect(c.sim.requests().map((entry) => entry.user)).toEqual([
+      'sim-worker',
+      'sim-admin',
+      undefined,
+    ]);
   });
 
   it('builds the demo mesh, syncs its ConfigMaps after the delay, and closes with watches open', async () => {

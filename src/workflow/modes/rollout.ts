@@ -94,7 +94,7 @@ async function advance(
   const rolling = [...restarted].filter((key) => !done.has(key));
   for (const key of keys.filter((candidate) => !restarted.has(candidate))) {
     if (rolling.length >= limit) break;
-    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bouncedBy(context, done)) };
     await context.save({ ownersRestarting: [key] });
     await ownersOf(context).restart(
@@ -102,9 +102,10 @@ async function advance(
       parseKey(key),
       restartedAt(context),
     );
+    context.effectSent();
     restarted.add(key);
     await context.save({ ownersRestarted: [...restarted], ownersRestarting: [] });
-    await context.note(`rollout restart of ${key} (restartedAt ${restartedAt(context)})`);
+    context.note(`rollout restart of ${key} (restartedAt ${restartedAt(context)})`);
     rolling.push(key);
   }
   return message === undefined ? { rolling } : { rolling, message };

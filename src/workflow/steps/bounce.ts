@@ -57,12 +57,15 @@ async function sendBatch(
     const chunk = batch.slice(start, start + size);
     await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
     const outcomes = await Promise.all(chunk.map((pod) => strategy.bouncePod(context, pod)));
+    context.effectSent();
     chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
-    // A batch sent ends the wait before it: the next gate's clock starts afresh.
-    await context.save({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
+    // A batch sent ends the wait before it: the next gate's clock starts afresh. Staged: the next
+    // write (the gate's wait, the next chunk) carries it; a crash before it leaves the chunk in
+    // flight, and a re-run reads those pods instead of sending anything again.
+    context.stage({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
     const done = chunk.filter((_, index) => outcomes[index] === 'done');
     if (done.length > 0) {
-      await context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
+      context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
     }
     blocked ||= outcomes.includes('blocked');
   }
@@ -134,7 +137,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     const gate =
       bounced.size > 0 ? await batchGate(context, bounced, limit, batch.length) : undefined;
     if (gate !== undefined) return { wait: gate };
-    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bounced) };
     if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
   }

@@ -19,7 +19,7 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
       : Promise.resolve(watched.value),
   ]);
   if (secret !== undefined && configMap !== undefined && Buffer.from(configMap).equals(secret)) {
-    await context.note(
+    context.note(
       `root cert of ${sync.configMapRef.namespace}/${sync.configMapRef.name} matches secret ${sync.secretRef.namespace}/${sync.secretRef.name}`,
     );
     return DONE;

@@ -25,11 +25,14 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   let chosen = context.progress.chosen;
   if (chosen === undefined) {
     const issuedAt = data.issuedAt === undefined ? undefined : new Date(data.issuedAt);
+    // The gates and waits to come read the namespace's pod watch: started now, it lists
+    // meanwhile instead of at the first gate (where a read before it has listed costs a LIST).
+    deps.view?.watchPods(data.selector.namespace);
     const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
     chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(toChosen);
     await context.save({ chosen, bounced: [], inFlight: [] });
     const skipped = pods.length - chosen.length;
-    await context.note(
+    context.note(
       `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
     );
   }
@@ -38,9 +41,7 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   if (written === 'stale' || written === 'gone') {
     // Superseded or deleted since this run began: the old chain bounces nothing more.
     await context.save({ chosen: [] });
-    await context.note(
-      `directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`,
-    );
+    context.note(`directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`);
     return { end: written === 'gone' ? 'directive-deleted' : 'superseded' };
   }
   return DONE;

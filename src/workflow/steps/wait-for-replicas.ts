@@ -12,7 +12,7 @@ export async function waitForReplicas(context: StepContext): Promise<StepOutcome
   if (wanted === 0) return DONE;
   const ready = await readyReplacements(context);
   if (ready.length >= wanted) {
-    await context.note(
+    context.note(
       `${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`,
     );
     return DONE;
