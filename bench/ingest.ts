@@ -91,10 +91,13 @@ export async function ingestThroughput(seconds: number, directives: number): Pro
       const ref = (name: string) => ({ directive: { namespace: 'in', name } });
       // Every directive of the benchmark is at generation 1, as the sender saw it.
       const seen = (name: string) => ({ directive: { namespace: 'in', name, generation: 1 } });
-      const half = Math.floor(directives / 2);
-      const newEvents = await load(urls.api, seconds, (i) => seen(`n-${i}`));
+      // Each new event names a directive no earlier event named (a 404 or a duplicate would
+      // flatter the figure): one counter across both loads, and the count of directives as a
+      // bound that the run reports as non-2xx when it is reached.
+      let next = 0;
+      const newEvents = await load(urls.api, seconds, () => seen(`n-${next++}`));
       await settle(); // the watch events of the PENDING writes
-      const newPlain = await load(urls.api, seconds, (i) => ref(`n-${half + i}`));
+      const newPlain = await load(urls.api, seconds, () => ref(`n-${next++}`));
       await settle();
       const naiveFlow = await load(urls.naive, seconds, (i) => ref(`n-${i}`));
       const duplicate = await load(urls.api, seconds, () => seen('dup'));
