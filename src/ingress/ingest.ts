@@ -99,13 +99,26 @@ function remember(
  * leaves a status that already describes this run alone, so a late PENDING never overwrites the
  * worker's BOUNCING_PODS (a conflict re-reads the directive before deciding).
  */
+/**
+ * The newest copy of the directive this process holds: by the time a trailing PENDING write runs,
+ * the watch cache may already show the worker's status for the run, and the write then changes
+ * nothing and costs no request (instead of a 409 and a re-read).
+ */
+function freshest(deps: AppDeps, directive: Directive): Directive {
+  const cached = deps.directives?.peek(directive.metadata);
+  if (cached === undefined || cached.metadata.uid !== directive.metadata.uid) return directive;
+  const newer =
+    Number(cached.metadata.resourceVersion) > Number(directive.metadata.resourceVersion);
+  return newer ? cached : directive;
+}
+
 function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
   const { namespace, name, uid, generation } = directive.metadata;
   const write = (): Promise<unknown> =>
     deps.status.apply(
       { namespace, name, uid, generation },
       accepted(generation, directive.spec.podsToBounce.length, issuedAt),
-      directive,
+      freshest(deps, directive),
     );
   const context = { directive: directiveKey(directive.metadata) };
   const failure = 'could not mark the directive PENDING';
