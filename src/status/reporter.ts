@@ -1,5 +1,6 @@
 import type { Directive, ObjectRef } from '../directive/types.js';
 import { isFinal, isProgressOnly, transitionFor, type Moment, type RunRef } from './moments.js';
+import { accepted } from './transitions.js';
 import type { StatusWriter, WriteOutcome } from './writer.js';
 
 /** Progress messages are written at most this often per directive. */
@@ -38,13 +39,26 @@ export class StatusReporter {
       const last = this.lastWrite.get(target.uid);
       if (last !== undefined && now - last < PROGRESS_WRITE_INTERVAL_MS) return 'deferred';
     }
-    const outcome = await this.writer.apply(
-      target,
-      transitionFor(run, moment, new Date(now)),
-      lastRead,
-    );
+    const transition = transitionFor(run, moment, new Date(now));
+    // The api marks a run PENDING after its answer; when that write failed or has not landed yet,
+    // the worker's first write marks it first, so each run has its Accepted Event and
+    // notification exactly once (`accepted` writes nothing over a status that describes the run).
+    const outcome = describesRun(lastRead, run)
+      ? await this.writer.apply(target, transition, lastRead)
+      : await this.writer.applyInOrder(
+          target,
+          [accepted(run.generation, run.selectorCount, run.issuedAt), transition],
+          lastRead,
+        );
     if (isFinal(moment)) this.lastWrite.delete(target.uid);
     else if (outcome === 'written') this.lastWrite.set(target.uid, now);
     return outcome;
   }
+}
+
+/** True when the copy's status already tells this run (its generation and issuance). */
+function describesRun(copy: Directive | undefined, run: RunRef): boolean {
+  const status = copy?.status;
+  if (status === undefined || status.observedGeneration !== run.generation) return false;
+  return run.issuedAt === undefined || status.issuedAt === run.issuedAt;
 }

@@ -29,6 +29,9 @@ export interface StatusWriterOptions {
 
 const MAX_CONFLICTS = 10;
 
+/** The run a write is for: a newer generation or another uid is never written. */
+export type WriteTarget = TransitionWritten['target'];
+
 /** The gateway calls a status write makes. */
 export type StatusCalls = Pick<
   KubeGateway,
@@ -52,27 +55,52 @@ export class StatusWriter {
    * a conflict always re-reads.
    */
   async apply(
-    target: ObjectRef & {
-      uid: string;
-      generation: number;
-      runKey?: string;
-      selectorIndex?: number;
-    },
+    target: WriteTarget,
     transition: Transition,
     lastRead?: Directive,
   ): Promise<WriteOutcome> {
+    return (await this.applyFrom(target, transition, lastRead)).outcome;
+  }
+
+  /**
+   * Applies transitions in order, each over the directive the previous write returned (no read
+   * between them). The outcome is 'written' when any was written, else the last one's.
+   */
+  async applyInOrder(
+    target: WriteTarget,
+    transitions: Transition[],
+    lastRead?: Directive,
+  ): Promise<WriteOutcome> {
+    let current = lastRead;
+    let anyWritten = false;
+    let outcome: WriteOutcome = 'unchanged';
+    for (const transition of transitions) {
+      const step = await this.applyFrom(target, transition, current);
+      outcome = step.outcome;
+      if (outcome === 'stale' || outcome === 'gone') return outcome;
+      anyWritten ||= outcome === 'written';
+      current = step.directive;
+    }
+    return anyWritten ? 'written' : outcome;
+  }
+
+  private async applyFrom(
+    target: WriteTarget,
+    transition: Transition,
+    lastRead: Directive | undefined,
+  ): Promise<{ outcome: WriteOutcome; directive?: Directive }> {
     let cached = lastRead;
     for (let attempt = 1; ; attempt += 1) {
       const directive = cached ?? (await this.read(target));
       cached = undefined;
-      if (directive === undefined) return 'gone';
+      if (directive === undefined) return { outcome: 'gone' };
       const { uid, generation } = directive.metadata;
-      if (uid !== target.uid || generation !== target.generation) return 'stale';
+      if (uid !== target.uid || generation !== target.generation) return { outcome: 'stale' };
       const patch = transition.patch(directive.status ?? {});
-      if (patch === undefined) return 'unchanged';
+      if (patch === undefined) return { outcome: 'unchanged', directive };
       try {
-        await this.write(target, transition, directive, patch);
-        return 'written';
+        const written = await this.write(target, transition, directive, patch);
+        return { outcome: 'written', directive: written };
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
         this.log.debug(
@@ -89,12 +117,13 @@ export class StatusWriter {
     transition: Transition,
     directive: Directive,
     patch: DirectiveStatus,
-  ): Promise<void> {
+  ): Promise<Directive> {
     const before = directive.status ?? {};
     const written = await this.kube.patchDirectiveStatus(directive, patch);
     const event = eventOf(transition, before);
     await this.record(written, event);
     this.notify({ target, transition, before, event, directive: written });
+    return written;
   }
 
   private notify(written: TransitionWritten): void {
