@@ -1,6 +1,9 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 
 interface FollowUp {
+  /** When it was queued (epoch ms): it waits for a quiet moment at most `maxDelayMs` from then. */
+  queuedAt: number;
   log: Logger;
   failure: string;
   context: object;
@@ -19,14 +22,40 @@ export interface FollowUpOptions {
   concurrency?: number;
   /** How many may wait; beyond it the oldest is dropped (the worker writes the status anyway). */
   maxWaiting?: number;
+  /**
+   * True while the process is busy answering: follow-ups then wait (default: the event loop was
+   * more than 90 % busy over the last 50 ms or more).
+   */
+  busy?: () => boolean;
+  /** The longest a follow-up waits for a quiet moment before it runs anyway (default 10 s). */
+  maxDelayMs?: number;
+}
+
+const RECHECK_MS = 50;
+
+/** Busy when the event loop spent more than 90 % of the time since the last look working. */
+function eventLoopBusy(): () => boolean {
+  let since: EventLoopUtilization = performance.eventLoopUtilization();
+  let sinceAt = performance.now();
+  let verdict = false;
+  return () => {
+    const now = performance.now();
+    if (now - sinceAt < RECHECK_MS) return verdict;
+    const current = performance.eventLoopUtilization();
+    verdict = performance.eventLoopUtilization(current, since).utilization > 0.9;
+    since = current;
+    sinceAt = now;
+    return verdict;
+  };
 }
 
 /**
  * Work that follows an answer rather than delays it (the PENDING status and its Event): started
- * once the answer is on its way, one at a time by default so that a burst of events is answered before
- * its status writes compete with it, coalesced by key (a later write for the same directive
- * replaces one that has not started), its failure logged, and tracked so that closing the app
- * waits for what is still queued or in flight instead of cutting it off.
+ * once the answer is on its way, one at a time by default, and held while the process is busy
+ * answering (up to `maxDelayMs`) so that a burst of events is answered before its status writes
+ * compete with it; coalesced by key (a later write for the same directive replaces one that has
+ * not started), its failure logged, and tracked so that closing the app waits for what is still
+ * queued or in flight instead of cutting it off.
  */
 export class FollowUps {
   private readonly waiting = new Map<string | symbol, FollowUp>();
@@ -34,10 +63,16 @@ export class FollowUps {
   private idle: (() => void)[] = [];
   private readonly concurrency: number;
   private readonly maxWaiting: number;
+  private readonly busy: () => boolean;
+  private readonly maxDelayMs: number;
+  private recheck: NodeJS.Timeout | undefined;
+  private draining = false;
 
   constructor(options: FollowUpOptions = {}) {
     this.concurrency = options.concurrency ?? 1;
     this.maxWaiting = options.maxWaiting ?? 10_000;
+    this.busy = options.busy ?? eventLoopBusy();
+    this.maxDelayMs = options.maxDelayMs ?? 10_000;
   }
 
   /**
@@ -48,7 +83,7 @@ export class FollowUps {
     const { failure, context = {}, key } = about;
     const slot = key ?? Symbol('follow-up');
     this.waiting.delete(slot);
-    this.waiting.set(slot, { log, failure, context, work });
+    this.waiting.set(slot, { queuedAt: Date.now(), log, failure, context, work });
     this.dropOverflow(log);
     setImmediate(() => this.pump());
   }
@@ -61,6 +96,9 @@ export class FollowUps {
   /** Resolves once every follow-up started so far (and any they start) has ended. */
   async drain(): Promise<void> {
     if (this.size === 0) return;
+    // Closing: what waits runs now, busy or not.
+    this.draining = true;
+    this.pump();
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 
@@ -80,11 +118,24 @@ export class FollowUps {
       const next = this.waiting.entries().next();
       if (next.done === true) break;
       const [slot, followUp] = next.value;
+      if (this.shouldHold(followUp)) {
+        this.recheck ??= setTimeout(() => {
+          this.recheck = undefined;
+          this.pump();
+        }, RECHECK_MS);
+        break;
+      }
       this.waiting.delete(slot);
       this.running += 1;
       void this.run(followUp);
     }
     if (this.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** The oldest waiting follow-up holds while answers keep the process busy, up to its limit. */
+  private shouldHold(oldest: FollowUp): boolean {
+    if (this.draining || Date.now() - oldest.queuedAt >= this.maxDelayMs) return false;
+    return this.busy();
   }
 
   private async run({ log, failure, context, work }: FollowUp): Promise<void> {

@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logger.js';
 
 describe('follow-ups', () => {
   it('start after the current turn, and drain waits for every one, failed ones too', async () => {
-    const followUps = new FollowUps();
+    const followUps = new FollowUps({ busy: () => false });
     const log = createLogger('silent');
     const order: string[] = [];
     let release: () => void = () => undefined;
@@ -40,7 +40,7 @@ describe('follow-ups under a burst', () => {
   const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
   it('run at most `concurrency` at once, the rest in arrival order as slots free up', async () => {
-    const followUps = new FollowUps({ concurrency: 2 });
+    const followUps = new FollowUps({ concurrency: 2, busy: () => false });
     const releases: (() => void)[] = [];
     const started: number[] = [];
     let running = 0;
@@ -67,7 +67,7 @@ describe('follow-ups under a burst', () => {
   });
 
   it('a later write with the same key replaces the queued one; a started one is not replaced', async () => {
-    const followUps = new FollowUps({ concurrency: 1 });
+    const followUps = new FollowUps({ concurrency: 1, busy: () => false });
     const done: string[] = [];
     let release: () => void = () => undefined;
     followUps.start(log, { failure: 'failed', key: 'a' }, async () => {
@@ -87,7 +87,7 @@ describe('follow-ups under a burst', () => {
   it('drops the oldest waiting write beyond maxWaiting, and says so', async () => {
     const lines: string[] = [];
     const counting = createLogger('warn', { write: (line: string) => void lines.push(line) });
-    const followUps = new FollowUps({ concurrency: 1, maxWaiting: 2 });
+    const followUps = new FollowUps({ concurrency: 1, maxWaiting: 2, busy: () => false });
     const done: number[] = [];
     for (let index = 0; index < 4; index += 1) {
       followUps.start(
@@ -100,5 +100,34 @@ describe('follow-ups under a burst', () => {
     expect(done).toEqual([2, 3]);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain('too many writes waiting');
+  });
+});
+
+describe('follow-ups while the process is busy answering', () => {
+  const log = createLogger('silent');
+
+  it('wait while busy and start once it is quiet', async () => {
+    let busy = true;
+    const followUps = new FollowUps({ busy: () => busy });
+    const done: string[] = [];
+    followUps.start(log, { failure: 'failed' }, async () => void done.push('write'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(done).toEqual([]);
+    busy = false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(done).toEqual(['write']);
+  });
+
+  it('run anyway once the oldest has waited maxDelayMs, and at once when the app closes', async () => {
+    const followUps = new FollowUps({ busy: () => true, maxDelayMs: 100 });
+    const done: string[] = [];
+    followUps.start(log, { failure: 'failed' }, async () => void done.push('late'));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(done).toEqual(['late']);
+
+    const closing = new FollowUps({ busy: () => true, maxDelayMs: 60_000 });
+    closing.start(log, { failure: 'failed' }, async () => void done.push('at close'));
+    await closing.drain();
+    expect(done).toEqual(['late', 'at close']);
   });
 });
