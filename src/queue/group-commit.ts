@@ -40,7 +40,14 @@ interface Waiting {
 const MAX_BATCH = 128;
 
 /**
- * Enqueues runs by group commit: the events that arrive while a commit is in flight (or within
+ * Commits in flight at once: while one waits for Redis, the next batch's claims are already on
+ * the wire, so Redis is not left idle between batches. Each is as independent as a commit of
+ * another api replica (a run claimed by one and seen by the next is re-added, a no-op).
+ */
+const MAX_IN_FLIGHT = 2;
+
+/**
+ * Enqueues runs by group commit: the events that arrive while commits are in flight (or within
  * the same turn of the event loop) are decided and written together, in a constant number of
  * Redis round trips per batch instead of per event — one pipeline of claims, one MULTI of flows
  * (`FlowProducer.addBulk`), one pipeline of confirmations, one replica check. Each claim is still
@@ -50,7 +57,7 @@ const MAX_BATCH = 128;
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];
-  private committing = false;
+  private inFlight = 0;
   private scheduled = false;
 
   constructor(private readonly deps: GroupCommitDeps) {}
@@ -68,7 +75,7 @@ export class GroupCommit {
   }
 
   private schedule(): void {
-    if (this.committing || this.scheduled) return;
+    if (this.inFlight >= MAX_IN_FLIGHT || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -79,14 +86,14 @@ export class GroupCommit {
   private async commitNext(): Promise<void> {
     const batch = this.waiting.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
-    this.committing = true;
+    this.inFlight += 1;
     try {
       const results = await commit(this.deps, batch);
       batch.forEach((item, index) => item.resolve(results[index]!));
     } catch (error) {
       for (const item of batch) item.reject(error);
     } finally {
-      this.committing = false;
+      this.inFlight -= 1;
       if (this.waiting.length > 0) this.schedule();
     }
   }
