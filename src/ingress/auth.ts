@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AuthConfig } from '../config.js';
@@ -33,7 +33,8 @@ declare module 'fastify' {
   }
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+/** One-shot SHA-256 (no Hash object per request). */
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
  * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
