@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { lazyChildLogger, type Logger } from '../logger.js';
 import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
@@ -80,6 +81,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 300 },
     requestIdHeader: false,
     genReqId: requestId,
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger as Logger, bindings, options),
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const auth = authenticator(deps);
