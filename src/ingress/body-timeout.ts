@@ -20,9 +20,12 @@ function hasBody(headers: Record<string, unknown>): boolean {
  * open for the answer (destroying the request would close it unanswered).
  */
 export function limitBodyTime(app: FastifyInstance, seconds: number): void {
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     // A body that has fully arrived with its headers needs no timer.
-    if (!hasBody(request.headers) || request.raw.complete) return payload;
+    if (!hasBody(request.headers) || request.raw.complete) {
+      done(null, payload);
+      return;
+    }
     const timer = setTimeout(() => {
       payload.off('end', stop).off('close', stop);
       // The body reader listens for errors until the body ends; nobody else is told.
@@ -43,6 +46,6 @@ export function limitBodyTime(app: FastifyInstance, seconds: number): void {
       payload.off('end', stop).off('close', stop);
     }
     payload.on('end', stop).on('close', stop);
-    return payload;
+    done(null, payload);
   });
 }

@@ -40,8 +40,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
   { deps, auth },
 ) => {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.method === 'POST') countEventResponse(request, reply.statusCode);
+    done();
   });
 
   app.post('/v1/events', { schema, ...guard(auth) }, async (request, reply) => {
