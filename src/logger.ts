@@ -34,3 +34,104 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination,
   );
 }
+
+type LevelMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger, made on its first line: a request that writes nothing at the configured
+ * level (every request at `LOG_LEVEL=warn`, a routine probe, a repeated event) costs no pino child,
+ * and bindings set before the first line (who sent it) are serialized once, with the child. Lines
+ * written are the child's own: the same bindings, redaction and level.
+ */
+class LazyChild {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private given: pino.Bindings,
+    private readonly options: pino.ChildLoggerOptions,
+  ) {}
+
+  private real(): Logger {
+    return (this.made ??= this.parent.child(this.given, this.options));
+  }
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.real().child(bindings, options);
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  get levelVal(): number {
+    if (this.made !== undefined) return this.made.levelVal;
+    const level = this.options.level;
+    if (level === undefined) return this.parent.levelVal;
+    return level === 'silent' ? Infinity : (this.parent.levels.values[level] ?? Infinity);
+  }
+
+  get levels(): pino.LevelMapping {
+    return this.parent.levels;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    if (this.made !== undefined) return this.made.isLevelEnabled(level);
+    const value = this.parent.levels.values[level];
+    return value !== undefined && value >= this.levelVal;
+  }
+
+  setBindings(bindings: pino.Bindings): void {
+    if (this.made !== undefined) this.made.setBindings(bindings);
+    else this.given = { ...this.given, ...bindings };
+  }
+
+  bindings(): pino.Bindings {
+    return this.made?.bindings() ?? { ...this.parent.bindings(), ...this.given };
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    this.parent.flush(callback);
+  }
+
+  silent(): void {}
+
+  private write(level: LevelMethod, args: unknown[]): void {
+    if (!this.isLevelEnabled(level)) return;
+    const real = this.real();
+    Reflect.apply(real[level], real, args);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+}
+
+/** fastify's `childLoggerFactory`: request loggers made on their first line (see LazyChild). */
+export function lazyChildLogger(
+  logger: Logger,
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions,
+): Logger {
+  // Used through the Logger interface: every method fastify and this project call is provided.
+  return new LazyChild(logger, bindings, options) as unknown as Logger;
+}

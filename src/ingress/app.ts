@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { lazyChildLogger, type Logger } from '../logger.js';
 import { RecentRuns } from '../queue/recent-runs.js';
-import { createAuthenticator, type Authenticator } from './auth.js';
+import { createAuthenticator, settleHook, type Authenticator } from './auth.js';
 import { limitBodyTime } from './body-timeout.js';
 import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
@@ -80,6 +81,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 300 },
     requestIdHeader: false,
     genReqId: requestId,
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger as Logger, bindings, options),
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const auth = authenticator(deps);
@@ -89,10 +92,12 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   );
   limitBodyTime(app, deps.config.bodyTimeoutSeconds);
   // The id a sender can quote to find its request in the logs.
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks every request meets are in callback form: no promise per request for synchronous work.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => auth.settle(request, reply.statusCode));
+  app.addHook('onResponse', settleHook(auth));
   // The PENDING writes that follow answers end (or fail) before the app is closed.
   app.addHook('onClose', async () => deps.followUps?.drain());
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));

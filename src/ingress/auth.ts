@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AuthConfig } from '../config.js';
@@ -33,7 +33,8 @@ declare module 'fastify' {
   }
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+/** One-shot SHA-256 (no Hash object per request). */
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
  * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
@@ -64,16 +65,23 @@ export interface AuthDeps {
   verdicts?: TokenVerdicts;
 }
 
-/** The hooks a guarded route uses, in the order a request meets them. */
+/**
+ * The hooks a guarded route uses, in the order a request meets them. Each answers synchronously
+ * (throwing its refusal) when it needs nothing outside the process, and returns a promise only
+ * when it waits on TokenReview or Redis: most requests then cost no promise per hook.
+ */
 export interface Authenticator {
   /** onRequest: decides whatever needs no body, and refuses a request with no credential. */
-  beforeBody(request: FastifyRequest): Promise<void>;
+  beforeBody(request: FastifyRequest): Promise<void> | undefined;
   /** Called by the body parser with the exact bytes, before they are parsed: throws a 401. */
   verifyBody(request: FastifyRequest, body: Buffer): void;
   /** preHandler: admits what was admitted or verified; answers a replayed webhook-id. */
-  afterBody(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  afterBody(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | undefined> | undefined;
   /** onResponse: an answer that changed nothing releases the webhook-id for the sender's retry. */
-  settle(request: FastifyRequest, statusCode: number): Promise<void>;
+  settle(request: FastifyRequest, statusCode: number): Promise<void> | undefined;
 }
 
 /** A signature header, when its scheme is configured; undefined when there is none to check. */
@@ -155,27 +163,39 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
     throw new HttpProblem(403, 'forbidden', `Service account ${verdict.account} is not allowed.`);
   };
 
+  /** A request whose sender is known before its body is read. */
+  const admit = (request: FastifyRequest, sender: string): undefined => {
+    request.podBouncerAuth = { admitted: true };
+    noteSender(request, sender);
+    return undefined;
+  };
+  /** No token that passed: a signature header to check over the body, or a 401 now. */
+  const withoutToken = (request: FastifyRequest, token: string | undefined): undefined => {
+    const state: AuthState = { admitted: false };
+    request.podBouncerAuth = state;
+    state.pending = pendingSignature(config, request);
+    if (state.pending !== undefined) return undefined;
+    throw unauthorized(
+      token === undefined
+        ? 'Credentials are required: send a bearer token or a signature.'
+        : INVALID,
+    );
+  };
+
   return {
-    async beforeBody(request) {
+    beforeBody(request) {
       const token = bearer(request);
-      const sender = config.none
-        ? 'anonymous'
-        : token !== undefined
-          ? (staticToken(token) ?? (await reviewed(token)))
-          : undefined;
-      const state: AuthState = { admitted: sender !== undefined };
-      request.podBouncerAuth = state;
-      if (sender !== undefined) {
-        noteSender(request, sender);
-        return;
+      if (config.none) return admit(request, 'anonymous');
+      if (token !== undefined) {
+        const sender = staticToken(token);
+        if (sender !== undefined) return admit(request, sender);
+        if (deps.verdicts !== undefined) {
+          return reviewed(token).then((account) =>
+            account !== undefined ? admit(request, account) : withoutToken(request, token),
+          );
+        }
       }
-      state.pending = pendingSignature(config, request);
-      if (state.pending !== undefined) return;
-      throw unauthorized(
-        token === undefined
-          ? 'Credentials are required: send a bearer token or a signature.'
-          : INVALID,
-      );
+      return withoutToken(request, token);
     },
 
     verifyBody(request, body) {
@@ -191,7 +211,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
       noteSender(request, pending.kind === 'hmac' ? 'hmac' : 'standard-webhooks');
     },
 
-    async afterBody(request, reply) {
+    afterBody(request, reply) {
       const state = request.podBouncerAuth;
       if (state?.admitted === true) return undefined;
       // A bodiless request (GET, retry…) has signed nothing but its headers: Standard Webhooks'
@@ -201,25 +221,62 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
       }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
       if (state.pending.kind !== 'standard') return undefined;
-      return answerReplay(request, reply, await claimOnce(deps, request, state.pending.headers.id));
+      return claimOnce(deps, request, state.pending.headers.id).then((earlier) =>
+        answerReplay(request, reply, earlier),
+      );
     },
 
-    async settle(request, statusCode) {
+    settle(request, statusCode) {
       const id = request.podBouncerAuth?.webhookId;
-      if (id !== undefined && (statusCode < 200 || statusCode > 299)) {
-        await releaseWebhookId(deps.redis, deps.prefix, id);
-      }
+      if (id === undefined || (statusCode >= 200 && statusCode <= 299)) return undefined;
+      return releaseWebhookId(deps.redis, deps.prefix, id);
     },
   };
 }
 
-/** The hooks of a route that takes the events endpoint's credentials. */
+type Done = (error?: Error) => void;
+
+/** Runs a hook that answers synchronously or with a promise, fastify's callback way. */
+function callback(run: () => Promise<unknown> | undefined, done: Done): void {
+  let pending: Promise<unknown> | undefined;
+  try {
+    pending = run();
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  if (pending === undefined) done();
+  else pending.then(() => done(), done);
+}
+
+/**
+ * The hooks of a route that takes the events endpoint's credentials, in fastify's callback form:
+ * a request decided in process costs no promise. A replayed webhook-id is answered by the
+ * preHandler itself, and the route's handler then does not run.
+ */
 export function guard(auth: Authenticator): {
-  onRequest: (request: FastifyRequest) => Promise<void>;
-  preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  onRequest: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
+  preHandler: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
 } {
   return {
-    onRequest: (request) => auth.beforeBody(request),
-    preHandler: (request, reply) => auth.afterBody(request, reply),
+    onRequest: (request, _reply, done) => callback(() => auth.beforeBody(request), done),
+    preHandler: (request, reply, done) => {
+      let pending: Promise<FastifyReply | undefined> | undefined;
+      try {
+        pending = auth.afterBody(request, reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (pending === undefined) done();
+      else pending.then((answered) => (answered === undefined ? done() : undefined), done);
+    },
   };
+}
+
+/** The onResponse hook that settles a request's webhook-id, in fastify's callback form. */
+export function settleHook(
+  auth: Authenticator,
+): (request: FastifyRequest, reply: FastifyReply, done: Done) => void {
+  return (request, reply, done) => callback(() => auth.settle(request, reply.statusCode), done);
 }

@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { HttpProblem } from './http-errors.js';
 
@@ -15,16 +14,25 @@ function hasBody(headers: Record<string, unknown>): boolean {
  * connection is closed, so a slow upload holds no memory past the timeout. Node's own
  * requestTimeout stays set a little later as a backstop; it is checked only every few seconds and
  * answers without a JSON body.
+ *
+ * The body stream is handed on as it is (no stream in between for every request): on timeout the
+ * body reader is failed with the 408 through the stream's `error` event, which leaves the socket
+ * open for the answer (destroying the request would close it unanswered).
  */
 export function limitBodyTime(app: FastifyInstance, seconds: number): void {
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    // A body that has fully arrived with its headers (most events: one packet) needs no timer.
-    if (!hasBody(request.headers) || request.raw.complete) return payload;
-    const limited = new PassThrough();
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    // A body that has fully arrived with its headers needs no timer.
+    if (!hasBody(request.headers) || request.raw.complete) {
+      done(null, payload);
+      return;
+    }
     const timer = setTimeout(() => {
-      // The socket itself is closed after the 408 is written (Connection: close).
-      payload.unpipe(limited);
-      limited.destroy(
+      payload.off('end', stop).off('close', stop);
+      // The body reader listens for errors until the body ends; nobody else is told.
+      if (payload.listenerCount('error') === 0) return;
+      payload.emit(
+        'error',
+        // The socket itself is closed after the 408 is written (Connection: close).
         new HttpProblem(
           408,
           'request_timeout',
@@ -33,13 +41,11 @@ export function limitBodyTime(app: FastifyInstance, seconds: number): void {
         ),
       );
     }, seconds * 1000);
-    const stop = (): void => clearTimeout(timer);
-    payload
-      .on('end', stop)
-      .on('close', stop)
-      .on('error', (error) => limited.destroy(error));
-    limited.on('close', stop);
-    payload.pipe(limited);
-    return limited;
+    function stop(): void {
+      clearTimeout(timer);
+      payload.off('end', stop).off('close', stop);
+    }
+    payload.on('end', stop).on('close', stop);
+    done(null, payload);
   });
 }

@@ -25,6 +25,8 @@ export function assertNamespacesAllowed(
   spec: DirectiveSpec,
   directiveNamespace?: string,
 ): void {
+  // Every namespace allowed: nothing to gather (this runs for every accepted or repeated event).
+  if (config.allowedNamespaces === undefined) return;
   const namespaces = namespacesOf(spec);
   if (directiveNamespace !== undefined) namespaces.add(directiveNamespace);
   const outside = disallowedNamespaces(namespaces, config.allowedNamespaces);

@@ -1,10 +1,5 @@
 import { ConflictError } from '../errors.js';
-import {
-  directiveKey,
-  type Directive,
-  type DirectiveManifest,
-  type DirectiveSpec,
-} from '../directive/types.js';
+import { directiveKey, type Directive, type DirectiveManifest } from '../directive/types.js';
 import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
@@ -57,17 +52,17 @@ async function applyInline(deps: AppDeps, manifest: DirectiveManifest): Promise<
 }
 
 /**
- * Specs already checked, by identity: the watch cache hands out the same object for a directive
- * until the directive changes (a change is a new object), so a repeated event skips the check.
+ * Directives already checked, by identity: the watch cache hands out the same object for a
+ * directive until the directive changes (a change is a new object), so a repeated event skips the
+ * check and reuses the checked copy.
  */
-const checkedSpecs = new WeakMap<object, DirectiveSpec>();
+const checkedDirectives = new WeakMap<Directive, Directive>();
 
-function checkedOnce(spec: unknown): DirectiveSpec {
-  if (typeof spec !== 'object' || spec === null) return checkedSpec(spec);
-  let checked = checkedSpecs.get(spec);
+function checkedOnce(directive: Directive): Directive {
+  let checked = checkedDirectives.get(directive);
   if (checked === undefined) {
-    checked = checkedSpec(spec);
-    checkedSpecs.set(spec, checked);
+    checked = { ...directive, spec: checkedSpec(directive.spec) };
+    checkedDirectives.set(directive, checked);
   }
   return checked;
 }
@@ -85,5 +80,5 @@ export async function resolveDirective(
       ? await applyInline(deps, event.manifest)
       : await readReference(deps, event);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
-  return { ...directive, spec: checkedOnce(directive.spec) };
+  return checkedOnce(directive);
 }

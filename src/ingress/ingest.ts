@@ -152,20 +152,24 @@ export async function ingest(
   // A recalled answer was confirmed by a replica when this process first gave it.
   if (enqueued.recalled !== true) remember(deps, directive, event.issuedAt, enqueued);
   if (!duplicate) markPending(deps, directive, run.issuedAt);
+  const key = directiveKey(directive.metadata);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.
-  deps.log.info(
-    {
-      directive: directiveKey(directive.metadata),
-      run: run.runKey,
-      uid,
-      generation: run.generation,
-      jobIds: run.jobIds,
-      duplicate,
-    },
-    duplicate ? 'cert-issued event is a duplicate' : 'cert-issued event accepted',
-  );
+  // Its fields are gathered only when the line is written.
+  if (deps.log.isLevelEnabled('info')) {
+    deps.log.info(
+      {
+        directive: key,
+        run: run.runKey,
+        uid,
+        generation: run.generation,
+        jobIds: run.jobIds,
+        duplicate,
+      },
+      duplicate ? 'cert-issued event is a duplicate' : 'cert-issued event accepted',
+    );
+  }
   return {
-    directive: directiveKey(directive.metadata),
+    directive: key,
     uid,
     generation: run.generation,
     ...(run.issuedAt !== undefined ? { issuedAt: run.issuedAt } : {}),

@@ -1,9 +1,9 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 /** Standard Webhooks' tolerance: a timestamp further than this from now is refused. */
 export const STANDARD_TOLERANCE_SECONDS = 5 * 60;
 
-const digest = (value: string | Buffer): Buffer => createHash('sha256').update(value).digest();
+const digest = (value: string | Buffer): Buffer => hash('sha256', value, 'buffer');
 
 /** Constant-time equality that does not leak the length of the secret either. */
 export function safeEqual(given: string, expected: string): boolean {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { TransientError } from '../errors.js';
 import type { TokenReviewAnswer } from '../kube/token-review.js';
 
@@ -54,7 +54,7 @@ export class TokenVerdicts {
   }
 
   async verdict(token: string): Promise<TokenVerdict> {
-    const key = createHash('sha256').update(token).digest('base64');
+    const key = hash('sha256', token, 'base64');
     const cached = this.verdicts.get(key);
     if (cached !== undefined && cached.until > Date.now()) return cached.verdict;
     this.verdicts.delete(key);

@@ -2,7 +2,7 @@ import type { FlowJob, FlowProducer } from 'bullmq';
 import type { Directive } from '../directive/types.js';
 import type { Redis } from 'ioredis';
 import { runChain, runFor, type EnqueueResult } from './enqueue.js';
-import { QUEUE_NAME } from './names.js';
+import { QUEUE_NAME, runKeyOf } from './names.js';
 import type { RecentRuns } from './recent-runs.js';
 import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
 
@@ -64,10 +64,16 @@ export class GroupCommit {
 
   /** The run an event asks for: new, or the run that already covers it (DESIGN §2 *Runs*). */
   enqueue(request: EnqueueRequest): Promise<EnqueueResult> {
+    // A repeat is recalled by the run's identity alone; its job ids and times are built on a miss.
+    const recent = this.deps.recent;
+    if (recent !== undefined) {
+      const { uid, generation } = request.directive.metadata;
+      const ref = { uid, generation, runKey: runKeyOf(request.issuedAt) };
+      const known = recent.recall(this.deps.prefix, ref);
+      if (known !== undefined)
+        return Promise.resolve({ run: known, duplicate: true, recalled: true });
+    }
     const run = runFor(request.directive, request.issuedAt);
-    const known = this.deps.recent?.recall(this.deps.prefix, run);
-    if (known !== undefined)
-      return Promise.resolve({ run: known, duplicate: true, recalled: true });
     return new Promise((resolve, reject) => {
       this.waiting.push({ request, run, resolve, reject });
       this.schedule();

@@ -11,19 +11,23 @@ function later(a: RunRef, b: RunRef): boolean {
 /** A Map kept in use order, least recently used first, of at most `capacity` entries. */
 class Lru<V> {
   private readonly map = new Map<string, V>();
+  /** The key used last: a run of repeats of one event reorders nothing. */
+  private newest: string | undefined;
   constructor(private readonly capacity: number) {}
 
   get(key: string): V | undefined {
     const value = this.map.get(key);
-    if (value === undefined) return undefined;
+    if (value === undefined || key === this.newest) return value;
     this.map.delete(key);
     this.map.set(key, value);
+    this.newest = key;
     return value;
   }
 
   set(key: string, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
+    this.newest = key;
     for (const oldest of this.map.keys()) {
       if (this.map.size <= this.capacity) break;
       this.map.delete(oldest);
@@ -32,6 +36,7 @@ class Lru<V> {
 
   delete(key: string): void {
     this.map.delete(key);
+    if (key === this.newest) this.newest = undefined;
   }
 
   get size(): number {

@@ -40,8 +40,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
   { deps, auth },
 ) => {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.method === 'POST') countEventResponse(request, reply.statusCode);
+    done();
   });
 
   app.post('/v1/events', { schema, ...guard(auth) }, async (request, reply) => {
@@ -51,14 +52,19 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       noteEvent(request, { outcome: 'dry_run' });
       return reply.code(200).send(await planEvent(deps, event));
     }
-    // fastify's request logger is a pino child carrying the request id: ingest logs with it.
-    const scoped: AppDeps = { ...deps, log: request.log as Logger };
+    // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
+    // plain ignored event is answered without touching deps.
+    const log = request.log as Logger;
+    const scoped: AppDeps =
+      event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
     const result = cloudEvent
       ? await ingestCloudEvent(scoped, cloudEvent, event)
       : await ingest(scoped, event);
     const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
     noteEvent(request, { outcome });
-    request.log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
+    if (log.isLevelEnabled('info')) {
+      log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
+    }
     const webhookId = request.podBouncerAuth?.webhookId;
     if (webhookId !== undefined) {
       await rememberWebhookAnswer(deps.redis, deps.config.queuePrefix, webhookId, result);
