@@ -1,8 +1,11 @@
 // Where the scale run's worker spends its CPU and memory: `tsx bench/profile-worker.ts [directives]`
 // (default 300) runs bench/scale.ts's scaleMany with the worker under --cpu-prof, samples its RSS
-// and heap from /proc, takes one heap snapshot half-way through the run (SIGWINCH), and prints
-// self time by function and by file, and the snapshot's retained size by constructor.
-// Profiles land in .tmp/profile/ (ignored by git).
+// from /proc, takes one heap snapshot half-way through the run (on SIGWINCH: close-with-grace
+// shuts down on SIGUSR2), and prints self time by package, file and function (through the
+// source maps), and the snapshot's self size by type and constructor.
+// Profiles land in .tmp/profile/ (ignored by git). PROFILE_NODE_OPTIONS replaces the image's node
+// flags; PROFILE_NO_BUILD=1 profiles dist/ as it is; SNAPSHOT=0 takes no heap snapshot (the
+// snapshot itself adds to the peak RSS); SNAPSHOT_AT_MS says when to take it.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -154,7 +157,8 @@ function workerPid(): number | undefined {
   return undefined;
 }
 
-execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+if (process.env.PROFILE_NO_BUILD !== '1')
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 const base = process.env.PROFILE_NODE_OPTIONS ?? imageNodeOptions();
 const options = `${base} --cpu-prof --cpu-prof-dir=${dir} --heapsnapshot-signal=SIGWINCH --diagnostic-dir=${dir}`;
 const samples: { t: number; rssMb: number }[] = [];
