@@ -98,6 +98,16 @@ export function imageNodeOptions(dockerfile = 'Dockerfile'): string {
   return [...flags, ...(env === undefined ? [] : [env])].join(' ');
 }
 
+/**
+ * The allocator settings of the image's environment (`ENV MALLOC_ARENA_MAX=…` in the Dockerfile),
+ * which every container of it runs with, the chart's included: the worker process gets them too.
+ */
+export function imageAllocatorEnv(dockerfile = 'Dockerfile'): Record<string, string> {
+  const text = readFileSync(dockerfile, 'utf8');
+  const value = /^ENV\s+MALLOC_ARENA_MAX=("[^"]*"|\S+)/m.exec(text)?.[1]?.replace(/^"|"$/g, '');
+  return value === undefined ? {} : { MALLOC_ARENA_MAX: value };
+}
+
 const WORKER_USER = 'sim-worker';
 
 /** Resolves once a BullMQ worker of the stack's queue is connected (its client name in Redis). */
@@ -129,7 +139,13 @@ async function startWorkerProcess(stack: Stack, nodeOptions: string) {
     process.execPath,
     [...nodeOptions.split(' ').filter(Boolean), 'dist/cli.js', 'work'],
     {
-      env: { ...process.env, ...stack.env, KUBECONFIG: kubeconfig, WORKER_CONCURRENCY: '50' },
+      env: {
+        ...process.env,
+        ...imageAllocatorEnv(),
+        ...stack.env,
+        KUBECONFIG: kubeconfig,
+        WORKER_CONCURRENCY: '50',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );

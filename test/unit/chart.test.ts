@@ -566,6 +566,10 @@ describe('Dockerfile', () => {
     expect(oldSpace + 3 * semiSpace).toBeLessThan(Number(limit));
   });
 
+  it('limits glibc malloc arenas', () => {
+    expect(runtime).toMatch(/^ENV MALLOC_ARENA_MAX=[1-4]$/m);
+  });
+
   it('keeps the build context small with .dockerignore', () => {
     const ignore = read('.dockerignore');
     expect(ignore).toMatch(/^\*$/m);
