@@ -82,7 +82,7 @@ function peakRssMb(pid: number): number {
 }
 
 /** The heap cap the Helm chart gives a worker (worker.nodeOptions). */
-export const CHART_WORKER_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
+export const CHART_WORKER_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=8';
 
 /**
  * The node flags the image starts pod-bouncer with: those of the Dockerfile's ENTRYPOINT
