@@ -166,8 +166,9 @@ async function scaleSection(): Promise<void> {
   heading(
     `4. Scale (${plan.directives} directives x 3 selectors x 10 pods, readiness 500 ms, one worker process)`,
   );
-  // First as the Helm chart runs a worker (its heap cap), then as the image runs it (its own node
-  // flags, no heap cap: `scale.uncapped.*`), then that again held to KUBE_QPS=200.
+  // First as the Helm chart runs a worker (its heap cap), then as the image runs it (the node flags
+  // of its Dockerfile, the chart's NODE_OPTIONS apart: `scale.uncapped.*`), then that again held to
+  // KUBE_QPS=200.
   const image = imageNodeOptions();
   const scale = await scaleMany(plan.directives, CHART_WORKER_NODE_OPTIONS);
   const uncapped = await scaleMany(plan.directives, image);

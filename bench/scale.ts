@@ -82,7 +82,7 @@ function peakRssMb(pid: number): number {
 }
 
 /** The heap cap the Helm chart gives a worker (worker.nodeOptions). */
-export const CHART_WORKER_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
+export const CHART_WORKER_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=8';
 
 /**
  * The node flags the image starts pod-bouncer with: those of the Dockerfile's ENTRYPOINT
@@ -96,6 +96,16 @@ export function imageNodeOptions(dockerfile = 'Dockerfile'): string {
   const flags = argv.slice(1, Math.max(1, argv.indexOf('dist/cli.js')));
   const env = /^ENV\s+NODE_OPTIONS=("[^"]*"|\S+)/m.exec(text)?.[1]?.replace(/^"|"$/g, '');
   return [...flags, ...(env === undefined ? [] : [env])].join(' ');
+}
+
+/**
+ * The allocator settings of the image's environment (`ENV MALLOC_ARENA_MAX=…` in the Dockerfile),
+ * which every container of it runs with, the chart's included: the worker process gets them too.
+ */
+export function imageAllocatorEnv(dockerfile = 'Dockerfile'): Record<string, string> {
+  const text = readFileSync(dockerfile, 'utf8');
+  const value = /^ENV\s+MALLOC_ARENA_MAX=("[^"]*"|\S+)/m.exec(text)?.[1]?.replace(/^"|"$/g, '');
+  return value === undefined ? {} : { MALLOC_ARENA_MAX: value };
 }
 
 const WORKER_USER = 'sim-worker';
@@ -129,7 +139,13 @@ async function startWorkerProcess(stack: Stack, nodeOptions: string) {
     process.execPath,
     [...nodeOptions.split(' ').filter(Boolean), 'dist/cli.js', 'work'],
     {
-      env: { ...process.env, ...stack.env, KUBECONFIG: kubeconfig, WORKER_CONCURRENCY: '50' },
+      env: {
+        ...process.env,
+        ...imageAllocatorEnv(),
+        ...stack.env,
+        KUBECONFIG: kubeconfig,
+        WORKER_CONCURRENCY: '50',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );

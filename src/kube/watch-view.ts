@@ -1,7 +1,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { matchesLabels } from '../directive/syntax.js';
 import type { Directive, ObjectRef } from '../directive/types.js';
 import type { ChangeKind } from './informer.js';
+import { PodLabelIndex } from './label-index.js';
 import { toPodInfo, type PodInfo, type PodJson } from './pods.js';
 import type { KubeWatches } from './watches.js';
 
@@ -16,16 +16,21 @@ export type ConfigMapData = Readonly<Record<string, string>>;
  * API, so a cache is used only while it is being kept up to date.
  */
 export class ClusterView {
+  /** Each pod watch's label index, made at its first read (a new watch gets a new one). */
+  private readonly podIndexes = new WeakMap<object, PodLabelIndex>();
+
   constructor(private readonly watches: KubeWatches) {}
 
   /** Pods of a namespace matching the labels, or undefined when the pod watch is not synced. */
   pods(namespace: string, labels: Record<string, string>): PodInfo[] | undefined {
     const informer = this.watches.synced('pods', namespace);
     if (informer === undefined) return undefined;
-    return informer
-      .list(namespace)
-      .filter((pod) => matchesLabels(pod.metadata?.labels, labels))
-      .map(toPodInfo);
+    let index = this.podIndexes.get(informer);
+    if (index === undefined) {
+      index = new PodLabelIndex(informer, namespace);
+      this.podIndexes.set(informer, index);
+    }
+    return index.matching(labels).map(toPodInfo);
   }
 
   /** `{ value }` of a ConfigMap key (value undefined when absent), or undefined when not synced. */

@@ -553,6 +553,23 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain(`ARG VERSION=${version}`);
   });
 
+  it('caps the heap with NODE_OPTIONS below the chart worker memory limit', () => {
+    const options = /^ENV\s+NODE_OPTIONS="([^"]*)"/m.exec(runtime)?.[1];
+    expect(options).toBeDefined();
+    const oldSpace = Number(/--max-old-space-size=(\d+)\b/.exec(options!)?.[1]);
+    const semiSpace = Number(/--max-semi-space-size=(\d+)\b/.exec(options!)?.[1] ?? 16);
+    expect(oldSpace).toBeGreaterThan(0);
+    const worker = values.worker as { resources: { limits: { memory: string } } };
+    const limit = /^(\d+)Mi$/.exec(worker.resources.limits.memory)?.[1];
+    expect(limit).toBeDefined();
+    // The young generation is three semi-spaces (two for scavenges, one for promotion).
+    expect(oldSpace + 3 * semiSpace).toBeLessThan(Number(limit));
+  });
+
+  it('limits glibc malloc arenas', () => {
+    expect(runtime).toMatch(/^ENV MALLOC_ARENA_MAX=[1-4]$/m);
+  });
+
   it('keeps the build context small with .dockerignore', () => {
     const ignore = read('.dockerignore');
     expect(ignore).toMatch(/^\*$/m);
