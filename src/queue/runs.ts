@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { acceptedKey, latestRunKey } from './names.js';
+import { QUEUE_NAME, acceptedKey, latestRunKey } from './names.js';
 
 /**
  * One run: a pass over a directive's selectors for one (uid, generation, issuedAt). Stored as JSON
@@ -69,8 +69,15 @@ redis.call('SET', KEYS[1], ARGV[4], 'EX', tonumber(ARGV[6]))
 return {'new', current or '', ''}
 `;
 
-/* KEYS: record, marker. ARGV: record JSON, generation, runKey, acceptedAt, retention TTL. */
+/*
+ * KEYS: record, marker, then the run's job keys. ARGV: record JSON, generation, runKey,
+ * acceptedAt, retention TTL. A run whose jobs are not all in Redis is not confirmed (-1): BullMQ's
+ * addBulk does not report a job script that failed inside its MULTI, so this is where that shows.
+ */
 const CONFIRM = `
+for i = 3, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then return -1 end
+end
 redis.call('SET', KEYS[2], ARGV[4], 'EX', tonumber(ARGV[5]))
 local current = redis.call('GET', KEYS[1])
 if current then
@@ -111,7 +118,8 @@ function commands<T extends Commandable>(redis: T): T & RunCommands {
   const client = redis as T & Partial<RunCommands>;
   if (client.podBouncerClaimRun === undefined) {
     redis.defineCommand('podBouncerClaimRun', { numberOfKeys: 2, lua: CLAIM });
-    redis.defineCommand('podBouncerConfirmRun', { numberOfKeys: 2, lua: CONFIRM });
+    // The number of keys goes first: a run has one job per selector.
+    redis.defineCommand('podBouncerConfirmRun', { lua: CONFIRM });
     redis.defineCommand('podBouncerReleaseRun', { numberOfKeys: 2, lua: RELEASE });
   }
   return client as T & RunCommands;
@@ -192,18 +200,24 @@ export async function claimRun(
   return claimOf(reply);
 }
 
-/** Marks runs accepted (their jobs are durable); each becomes the latest unless a newer one is. */
+/**
+ * Marks runs accepted, each only if every job of it is in Redis; each becomes the latest unless a
+ * newer one is. Answers, per run, whether it was confirmed.
+ */
 export async function confirmRuns(
   redis: Redis,
   prefix: string,
   runs: readonly Run[],
   retentionSeconds: number,
-): Promise<void> {
-  if (runs.length === 0) return;
+): Promise<boolean[]> {
+  if (runs.length === 0) return [];
   const pipeline = commands(redis).pipeline() as ReturnType<Redis['pipeline']> & RunCommands;
   for (const run of runs) {
+    const jobKeys = run.jobIds.map((id) => `${prefix}:${QUEUE_NAME}:${id}`);
     void pipeline.podBouncerConfirmRun(
+      String(2 + jobKeys.length),
       ...keys(prefix, run),
+      ...jobKeys,
       JSON.stringify(run),
       String(run.generation),
       run.runKey,
@@ -211,17 +225,7 @@ export async function confirmRuns(
       String(retentionSeconds),
     );
   }
-  await replies(pipeline);
-}
-
-/** Marks one run accepted (see `confirmRuns`). */
-export async function confirmRun(
-  redis: Redis,
-  prefix: string,
-  run: Run,
-  retentionSeconds: number,
-): Promise<void> {
-  await confirmRuns(redis, prefix, [run], retentionSeconds);
+  return (await replies<number>(pipeline)).map((reply) => reply !== -1);
 }
 
 /** Undoes a claim whose enqueue failed, so the sender's retry is handled afresh. */

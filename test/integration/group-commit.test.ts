@@ -34,16 +34,17 @@ describe('new events by group commit', () => {
     for (const answer of answers)
       expect(await h.serve.queue.getJob(answer.body.jobIds[0])).toBeDefined();
 
-    // One claim per event, decided one by one; the flows, the check that every job is in Redis
-    // and the replica check once per commit.
+    // One claim and one confirmation (which checks the run's jobs are in Redis) per event, each
+    // its own script; the flows and the replica check once per commit.
     expect(count(commands, 'evalsha') + count(commands, 'eval')).toBeGreaterThanOrEqual(
-      names.length,
+      2 * names.length,
     );
     const commits = count(commands, 'info');
     expect(commits).toBeGreaterThanOrEqual(1);
-    expect(commits).toBeLessThanOrEqual(names.length / 2);
+    // Two commits may be in flight at once, so how many events share one varies with timing
+    // (about 15 commits here); one commit per event would be 30.
+    expect(commits).toBeLessThan(names.length);
     expect(count(commands, 'multi')).toBe(commits);
-    expect(count(commands, 'exists')).toBe(commits);
   });
 
   it('a commit whose jobs Redis refuses answers 503 to each of its events, and their retries start the runs', async () => {
