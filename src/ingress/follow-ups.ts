@@ -18,7 +18,7 @@ export interface FollowUpLabel {
 }
 
 export interface FollowUpOptions {
-  /** How many run at once (default 1): answers come first, these trail them. */
+  /** How many run at once (default 4): they run only while answers leave the process idle. */
   concurrency?: number;
   /** How many may wait; beyond it the oldest is dropped (the worker writes the status anyway). */
   maxWaiting?: number;
@@ -51,7 +51,7 @@ function eventLoopBusy(): () => boolean {
 
 /**
  * Work that follows an answer rather than delays it (the PENDING status and its Event): started
- * once the answer is on its way, one at a time by default, and held while the process is busy
+ * once the answer is on its way, a few at a time, and held while the process is busy
  * answering (up to `maxDelayMs`) so that a burst of events is answered before its status writes
  * compete with it; coalesced by key (a later write for the same directive replaces one that has
  * not started), its failure logged, and tracked so that closing the app waits for what is still
@@ -69,7 +69,7 @@ export class FollowUps {
   private draining = false;
 
   constructor(options: FollowUpOptions = {}) {
-    this.concurrency = options.concurrency ?? 1;
+    this.concurrency = options.concurrency ?? 4;
     this.maxWaiting = options.maxWaiting ?? 10_000;
     this.busy = options.busy ?? eventLoopBusy();
     this.maxDelayMs = options.maxDelayMs ?? 10_000;
@@ -93,10 +93,12 @@ export class FollowUps {
     return this.waiting.size + this.running;
   }
 
-  /** Resolves once every follow-up started so far (and any they start) has ended. */
+  /**
+   * Resolves once every follow-up started so far (and any they start) has ended; until then what
+   * waits runs at once, busy or not (the app is closing, or a caller needs the writes made).
+   */
   async drain(): Promise<void> {
     if (this.size === 0) return;
-    // Closing: what waits runs now, busy or not.
     this.draining = true;
     this.pump();
     await new Promise<void>((resolve) => this.idle.push(resolve));
@@ -129,7 +131,10 @@ export class FollowUps {
       this.running += 1;
       void this.run(followUp);
     }
-    if (this.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+    if (this.size === 0) {
+      this.draining = false;
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
   }
 
   /** The oldest waiting follow-up holds while answers keep the process busy, up to its limit. */

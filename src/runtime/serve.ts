@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { buildApp } from '../ingress/app.js';
+import { FollowUps } from '../ingress/follow-ups.js';
 import { DeferredKube, type LoadedKube } from '../ingress/deferred-kube.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
@@ -30,6 +31,8 @@ export interface ServeRole extends Role {
   loadAll(): Promise<void>;
   /** The producer connection (fail-fast), for callers that inspect Redis directly. */
   redis: Redis;
+  /** Resolves once the writes that follow answers (PENDING and its Event) have all been made. */
+  followUpsDone(): Promise<void>;
   url: string;
 }
 
@@ -101,7 +104,9 @@ export async function startServe(
     log.child({ component: 'status' }),
     transitionObservers(notifier),
   );
+  const followUps = new FollowUps();
   const app = await buildApp({
+    followUps,
     config,
     log,
     kube,
@@ -127,6 +132,7 @@ export async function startServe(
       await Promise.all([kube.side(), queues.queue()]);
     },
     redis,
+    followUpsDone: () => followUps.drain(),
     url,
     async close(): Promise<void> {
       await app.close();
