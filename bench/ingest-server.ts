@@ -57,6 +57,12 @@ naive.post('/v1/events', async (request, reply) => {
 });
 const bare = fastify({ logger: false });
 bare.post('/v1/events', async (_request, reply) => reply.code(202).send({ accepted: true }));
+// The api's PENDING writes trail its answers: the next load starts once they are all made, so
+// that they neither flatter one load nor slow the next.
+bare.get('/settled', async () => {
+  await serve.followUpsDone();
+  return { settled: true };
+});
 const naiveUrl = await naive.listen({ port: 0, host: '127.0.0.1' });
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 console.log(JSON.stringify({ api: serve.url, naive: naiveUrl, bare: bareUrl }));
