@@ -64,6 +64,9 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     recentRuns: given.recentRuns ?? new RecentRuns(),
   };
   const deps: AppDeps = { ...withCaches, runs: given.runs ?? groupCommit(withCaches) };
+  // A burst of new events is answered first; its PENDING writes follow once it is over.
+  const runs = deps.runs;
+  if (runs !== undefined) deps.followUps?.holdWhile(() => runs.busy);
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
   const app = Fastify({

@@ -63,7 +63,7 @@ export class FollowUps {
   private idle: (() => void)[] = [];
   private readonly concurrency: number;
   private readonly maxWaiting: number;
-  private readonly busy: () => boolean;
+  private readonly busy: (() => boolean)[];
   private readonly maxDelayMs: number;
   private recheck: NodeJS.Timeout | undefined;
   private draining = false;
@@ -71,7 +71,7 @@ export class FollowUps {
   constructor(options: FollowUpOptions = {}) {
     this.concurrency = options.concurrency ?? 4;
     this.maxWaiting = options.maxWaiting ?? 10_000;
-    this.busy = options.busy ?? eventLoopBusy();
+    this.busy = [options.busy ?? eventLoopBusy()];
     this.maxDelayMs = options.maxDelayMs ?? 10_000;
   }
 
@@ -86,6 +86,11 @@ export class FollowUps {
     this.waiting.set(slot, { queuedAt: Date.now(), log, failure, context, work });
     this.dropOverflow(log);
     setImmediate(() => this.pump());
+  }
+
+  /** Follow-ups also wait while `probe` says the process is busy (up to `maxDelayMs`). */
+  holdWhile(probe: () => boolean): void {
+    this.busy.push(probe);
   }
 
   /** How many are queued or running. */
@@ -140,7 +145,7 @@ export class FollowUps {
   /** The oldest waiting follow-up holds while answers keep the process busy, up to its limit. */
   private shouldHold(oldest: FollowUp): boolean {
     if (this.draining || Date.now() - oldest.queuedAt >= this.maxDelayMs) return false;
-    return this.busy();
+    return this.busy.some((probe) => probe());
   }
 
   private async run({ log, failure, context, work }: FollowUp): Promise<void> {

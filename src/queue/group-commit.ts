@@ -62,6 +62,11 @@ export class GroupCommit {
 
   constructor(private readonly deps: GroupCommitDeps) {}
 
+  /** True while a commit is in flight or events wait for one: a burst of new events is on. */
+  get busy(): boolean {
+    return this.inFlight > 0 || this.waiting.length > 0;
+  }
+
   /** The run an event asks for: new, or the run that already covers it (DESIGN §2 *Runs*). */
   enqueue(request: EnqueueRequest): Promise<EnqueueResult> {
     // A repeat is recalled by the run's identity alone; its job ids and times are built on a miss.
