@@ -118,6 +118,19 @@ describe('follow-ups while the process is busy answering', () => {
     expect(done).toEqual(['write']);
   });
 
+  it('also wait while a probe given later says busy (new events being committed)', async () => {
+    let committing = true;
+    const followUps = new FollowUps({ busy: () => false });
+    followUps.holdWhile(() => committing);
+    const done: string[] = [];
+    followUps.start(log, { failure: 'failed' }, async () => void done.push('write'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(done).toEqual([]);
+    committing = false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(done).toEqual(['write']);
+  });
+
   it('run anyway once the oldest has waited maxDelayMs, and at once when the app closes', async () => {
     const followUps = new FollowUps({ busy: () => true, maxDelayMs: 100 });
     const done: string[] = [];
