@@ -6,8 +6,8 @@ import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js
  * Redis is a round trip that costs the worker far more CPU than the command itself, so changes
  * that precede no effect are staged and leave with the next write: `save` persists at once (what
  * must be recorded before an effect: the in-flight pods before their evictions), `stage` only in
- * memory, and `flush` writes everything staged at once (the data, the log lines, the dashboard's
- * percentage, as parallel commands) before the job parks, ends or fails.
+ * memory, and `flush` writes everything staged at once (the data, the log lines as one entry, the
+ * dashboard's percentage, as parallel commands) before the job parks, ends or fails.
  *
  * A staged change lost with a crash costs only work the re-run can redo: a batch's `bounced`
  * after its evictions is recovered from its in-flight record (each pod read once), a step
@@ -52,7 +52,9 @@ export class JobProgress {
       this.dirty = false;
       writes.push(this.job.updateData({ ...this.job.data, progress: this.current }));
     }
-    for (const line of this.lines.splice(0)) writes.push(this.job.log(line));
+    // One log entry per write, its lines joined: the dashboard shows an entry's lines one under
+    // the other (its log view keeps line breaks), and each entry is a script run of its own.
+    if (this.lines.length > 0) writes.push(this.job.log(this.lines.splice(0).join('\n')));
     if (this.percent !== undefined) {
       writes.push(this.job.updateProgress(this.percent));
       this.percent = undefined;
