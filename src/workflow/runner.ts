@@ -66,5 +66,20 @@ async function waitLater(
   ]);
   // Parked first, registered second: a wake-up can only find the job already delayed.
   if (wait.wake !== undefined) context.deps.wakeups?.park(job, wait.wake);
-  throw new DelayedError();
+  throw parked();
+}
+
+/**
+ * The signal that tells BullMQ the job was moved to delayed. It is never logged or shown (BullMQ
+ * recognises it by class and name and records nothing), so no stack is captured for it: every
+ * wait of every job throws one.
+ */
+function parked(): DelayedError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new DelayedError();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
