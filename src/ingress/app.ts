@@ -102,7 +102,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', settleHook(auth));
   // The PENDING writes that follow answers end (or fail) before the app is closed.
-  app.addHook('onClose', async () => deps.followUps?.drain());
+  app.addHook('onClose', async () => deps.followUps?.close(deps.log));
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(

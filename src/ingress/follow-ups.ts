@@ -54,8 +54,8 @@ function eventLoopBusy(): () => boolean {
  * once the answer is on its way, a few at a time, and held while the process is busy
  * answering (up to `maxDelayMs`) so that a burst of events is answered before its status writes
  * compete with it; coalesced by key (a later write for the same directive replaces one that has
- * not started), its failure logged, and tracked so that closing the app waits for what is still
- * queued or in flight instead of cutting it off.
+ * not started), its failure logged, and tracked so that closing the app waits for what is in
+ * flight instead of cutting it off.
  */
 export class FollowUps {
   private readonly waiting = new Map<string | symbol, FollowUp>();
@@ -104,8 +104,28 @@ export class FollowUps {
    */
   async drain(): Promise<void> {
     if (this.size === 0) return;
+    // Registered before anything is started, so that work ending at once still resolves it.
+    const idle = new Promise<void>((resolve) => this.idle.push(resolve));
     this.draining = true;
     this.pump();
+    await idle;
+  }
+
+  /**
+   * For the app's close: what has not started is dropped (one line says how many; the worker
+   * writes each run's PENDING as it starts), and what is running is waited for. A write started
+   * while the process shuts down would race the closing of its Kubernetes client.
+   */
+  async close(log: Logger): Promise<void> {
+    const dropped = this.waiting.size;
+    this.waiting.clear();
+    if (dropped > 0) {
+      log.info(
+        { dropped },
+        'PENDING writes not made before shutdown; the worker writes them as it starts',
+      );
+    }
+    if (this.running === 0) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 

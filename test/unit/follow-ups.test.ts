@@ -131,16 +131,40 @@ describe('follow-ups while the process is busy answering', () => {
     expect(done).toEqual(['write']);
   });
 
-  it('run anyway once the oldest has waited maxDelayMs, and at once when the app closes', async () => {
+  it('run anyway once the oldest has waited maxDelayMs, and at once when drained', async () => {
     const followUps = new FollowUps({ busy: () => true, maxDelayMs: 100 });
     const done: string[] = [];
     followUps.start(log, { failure: 'failed' }, async () => void done.push('late'));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(done).toEqual(['late']);
 
-    const closing = new FollowUps({ busy: () => true, maxDelayMs: 60_000 });
-    closing.start(log, { failure: 'failed' }, async () => void done.push('at close'));
-    await closing.drain();
-    expect(done).toEqual(['late', 'at close']);
+    const draining = new FollowUps({ busy: () => true, maxDelayMs: 60_000 });
+    draining.start(log, { failure: 'failed' }, async () => void done.push('drained'));
+    await draining.drain();
+    expect(done).toEqual(['late', 'drained']);
+  });
+
+  it('at close drop what has not started and wait for what runs', async () => {
+    const lines: string[] = [];
+    const told = createLogger('info', { write: (line: string) => void lines.push(line) });
+    let busy = false;
+    const followUps = new FollowUps({ busy: () => busy });
+    const done: string[] = [];
+    let release: () => void = () => undefined;
+    followUps.start(log, { failure: 'failed', key: 'a' }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      done.push('running');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    busy = true;
+    followUps.start(log, { failure: 'failed', key: 'b' }, async () => void done.push('held'));
+    let closed = false;
+    const closing = followUps.close(told).then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(done).toEqual(['running']);
+    expect(lines.join('')).toContain('"dropped":1');
   });
 });
