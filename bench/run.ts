@@ -23,7 +23,7 @@ const plan = quick
   ? {
       wakeups: 50,
       sizes: [10, 100],
-      delays: [500, 1500],
+      delays: [500, 1000],
       ingestSeconds: 3,
       ingestDirectives: 40_000,
       directives: 100,
