@@ -66,6 +66,7 @@ export class FollowUps {
   private readonly busy: (() => boolean)[];
   private readonly maxDelayMs: number;
   private recheck: NodeJS.Timeout | undefined;
+  private pumpScheduled = false;
   private draining = false;
 
   constructor(options: FollowUpOptions = {}) {
@@ -85,7 +86,13 @@ export class FollowUps {
     this.waiting.delete(slot);
     this.waiting.set(slot, { queuedAt: Date.now(), log, failure, context, work });
     this.dropOverflow(log);
-    setImmediate(() => this.pump());
+    // One look per turn of the event loop, however many answers it sent.
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   /** Follow-ups also wait while `probe` says the process is busy (up to `maxDelayMs`). */
@@ -119,6 +126,8 @@ export class FollowUps {
   async close(log: Logger): Promise<void> {
     const dropped = this.waiting.size;
     this.waiting.clear();
+    clearTimeout(this.recheck);
+    this.recheck = undefined;
     if (dropped > 0) {
       log.info(
         { dropped },
