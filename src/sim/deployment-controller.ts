@@ -1,6 +1,7 @@
 // The Deployment controller (pkg/controller/deployment): one ReplicaSet per pod template, named by
 // the template's hash; a changed template gets a new ReplicaSet that replaces the old ones, either
 // all at once (Recreate) or within maxSurge / maxUnavailable (RollingUpdate).
+import { copyJson } from './copy.js';
 import type { AppsContext } from './apps-context.js';
 import type { WorkloadObject } from './apps-util.js';
 import {
@@ -122,7 +123,7 @@ function createNewReplicaSet(r: Rollout, hash: string, replicas: number): void {
   const { d } = r;
   const revision = Math.max(0, ...r.olds.map(revisionOf)) + 1;
   const labels = { ...d.spec.template.metadata?.labels, [TEMPLATE_HASH_LABEL]: hash };
-  const template = structuredClone(d.spec.template);
+  const template = copyJson(d.spec.template);
   template.metadata = { ...template.metadata, labels };
   r.ctx.create('ReplicaSet', {
     apiVersion: 'apps/v1',

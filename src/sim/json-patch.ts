@@ -1,4 +1,5 @@
 // RFC 6902 JSON patch: add, remove, replace, move, copy, test.
+import { copyJson } from './copy.js';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, badRequest } from './api-errors.js';
 import { isPlainObject } from './objects.js';
@@ -19,7 +20,7 @@ function patchFailure(message: string): ApiError {
 /** Applies the operations to a copy of `doc`; a failed operation rejects the whole patch. */
 export function applyJsonPatch(doc: unknown, operations: unknown): unknown {
   if (!Array.isArray(operations)) throw badRequest('json patch must be an array of operations');
-  let result = structuredClone(doc);
+  let result = copyJson(doc);
   for (const raw of operations) {
     if (!isPlainObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
       throw badRequest(`invalid json patch operation: ${JSON.stringify(raw)}`);
@@ -32,17 +33,17 @@ export function applyJsonPatch(doc: unknown, operations: unknown): unknown {
 function applyOperation(doc: unknown, op: Operation): unknown {
   switch (op.op) {
     case 'add':
-      return add(doc, op.path, structuredClone(op.value));
+      return add(doc, op.path, copyJson(op.value));
     case 'remove':
       return remove(doc, op.path);
     case 'replace':
-      return add(remove(doc, op.path), op.path, structuredClone(op.value));
+      return add(remove(doc, op.path), op.path, copyJson(op.value));
     case 'move': {
       const moved = read(doc, op.from ?? '');
       return add(remove(doc, op.from ?? ''), op.path, moved);
     }
     case 'copy':
-      return add(doc, op.path, structuredClone(read(doc, op.from ?? '')));
+      return add(doc, op.path, copyJson(read(doc, op.from ?? '')));
     case 'test':
       if (!isDeepStrictEqual(read(doc, op.path), op.value))
         throw patchFailure(`testing value ${op.path} failed: test failed`);

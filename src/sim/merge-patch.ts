@@ -1,9 +1,10 @@
 // RFC 7386 merge patch, plus the field-removal half of server-side apply.
+import { copyJson } from './copy.js';
 import { isPlainObject } from './objects.js';
 
 /** Applies a JSON merge patch: objects merge recursively, null removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return structuredClone(patch);
+  if (!isPlainObject(patch)) return copyJson(patch);
   const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];

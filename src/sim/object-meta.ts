@@ -1,4 +1,5 @@
 // Checks on the envelope of a written object: apiVersion, kind, name, namespace, preconditions.
+import { copyJson } from './copy.js';
 import { badRequest, conflict, qualifiedResource } from './api-errors.js';
 import { invalidError } from './field-errors.js';
 import type { KubeObject, ObjectMetaInput } from './objects.js';
@@ -33,7 +34,7 @@ export interface WritableObject {
 /** The body as an object with metadata, apiVersion and kind checked against the route. */
 export function asWritable(type: ResourceType, body: unknown): WritableObject {
   if (!isPlainObject(body)) throw badRequest('the body of the request was not a JSON object');
-  const obj = structuredClone(body) as WritableObject;
+  const obj = copyJson(body) as WritableObject;
   const expected = apiVersionOf(type);
   if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
     throw badRequest(

@@ -1,5 +1,6 @@
 // PATCH in its four flavours. Server-side apply remembers what each field manager applied so
 // that a field it stops applying is removed, and creates the object when it does not exist.
+import { copyJson } from './copy.js';
 import { ApiError, badRequest, notFound, qualifiedResource, unprocessable } from './api-errors.js';
 import { APPLY_PATCH } from './http-io.js';
 import { applyJsonPatch } from './json-patch.js';
@@ -96,7 +97,7 @@ export class Patcher {
   }
 
   private remember(object: string, manager: string, config: object, force: boolean): void {
-    this.applied.set(`${object}/${manager}`, structuredClone(config));
+    this.applied.set(`${object}/${manager}`, copyJson(config));
     this.ownership.record(object, manager, config, force);
   }
 }

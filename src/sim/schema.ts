@@ -1,6 +1,7 @@
 // A structural-schema validator for CRD openAPIV3Schema: prunes unknown fields and nulls, applies
 // defaults, then reports errors worded like kube-openapi. x-kubernetes-* keys other than
 // preserve-unknown-fields are ignored.
+import { copyJson } from './copy.js';
 import { isPlainObject } from './objects.js';
 import type { FieldError } from './field-errors.js';
 
@@ -43,7 +44,7 @@ function pruneObject(value: Record<string, unknown>, schema: JsonSchema, isRoot:
   }
   for (const [key, child] of Object.entries(schema.properties ?? {})) {
     if (value[key] === undefined && child.default !== undefined)
-      value[key] = structuredClone(child.default);
+      value[key] = copyJson(child.default);
   }
 }
 

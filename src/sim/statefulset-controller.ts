@@ -2,6 +2,7 @@
 // comes back under the same name once it is gone; OrderedReady creates in ordinal order waiting
 // for each to be Ready; RollingUpdate replaces pods from the highest ordinal down to the partition,
 // one at a time, each only once its successor is Ready again; OnDelete replaces none.
+import { copyJson } from './copy.js';
 import type { AppsContext } from './apps-context.js';
 import type { PodTemplate, WorkloadObject } from './apps-util.js';
 import { isAvailable, replicasOf, templateHash } from './apps-util.js';
@@ -32,7 +33,7 @@ export function reconcileStatefulSet(
   history: RevisionHistory,
 ): void {
   const updateRevision = `${set.metadata.name}-${templateHash(set.spec.template)}`;
-  history.set(updateRevision, structuredClone(set.spec.template));
+  history.set(updateRevision, copyJson(set.spec.template));
   const recorded = set.status?.currentRevision;
   const sts: Sts = {
     ctx,

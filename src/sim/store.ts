@@ -1,3 +1,4 @@
+import { copyJson } from './copy.js';
 import type { KubeObject } from './objects.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -37,7 +38,7 @@ export class ObjectStore {
 
   get(key: string, namespace: string, name: string): KubeObject | undefined {
     const found = this.bucket(key).get(namespace)?.get(name);
-    return found ? structuredClone(found) : undefined;
+    return found ? copyJson(found) : undefined;
   }
 
   /**
@@ -51,7 +52,7 @@ export class ObjectStore {
       [...(bucket.get(ns)?.entries() ?? [])]
         .filter(([, obj]) => matches === undefined || matches(obj))
         .sort(([a], [b]) => byString(a, b))
-        .map(([, obj]) => structuredClone(obj)),
+        .map(([, obj]) => copyJson(obj)),
     );
   }
 
@@ -121,12 +122,12 @@ export class ObjectStore {
     }
     const previous = objects.get(name);
     this.revision += 1;
-    const stored = structuredClone(obj);
+    const stored = copyJson(obj);
     stored.metadata.resourceVersion = String(this.revision);
     if (type === 'DELETED') objects.delete(name);
     else objects.set(name, stored);
     this.record({ revision: this.revision, key, type, object: stored, previous });
-    return structuredClone(stored);
+    return copyJson(stored);
   }
 
   private record(event: StoreEvent): void {

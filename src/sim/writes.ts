@@ -1,6 +1,7 @@
 // The write path shared by every resource: defaults, status-subresource split, generation,
 // optimistic concurrency, validation, and no-op detection (an unchanged object keeps its
 // resourceVersion and emits no watch event, as on a real cluster).
+import { copyJson } from './copy.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -142,7 +143,7 @@ export class ObjectWriter {
     statusWrite: boolean,
   ): KubeObject {
     if (statusWrite) {
-      const next = structuredClone(current);
+      const next = copyJson(current);
       if (desired.status === undefined) delete next.status;
       else next.status = desired.status;
       return next;
