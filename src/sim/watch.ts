@@ -28,17 +28,81 @@ interface WireEvent {
   object: unknown;
 }
 
+/** A watch's handler of the store's changes of its resource (and namespace, when it has one). */
+type Subscriber = (event: StoreEvent) => void;
+
+/** Subscribers of every namespace share this key. */
+const ALL_NAMESPACES = '\u0000all';
+
+/**
+ * Each store change goes to the watches of its resource and namespace only: a simulated cluster
+ * of many namespaces has hundreds of watches open, and most changes concern a few of them.
+ */
+class Subscribers {
+  private readonly byResource = new Map<string, Map<string, Set<Subscriber>>>();
+
+  add(storeKey: string, namespace: string | undefined, subscriber: Subscriber): () => void {
+    let byNamespace = this.byResource.get(storeKey);
+    if (byNamespace === undefined) {
+      byNamespace = new Map();
+      this.byResource.set(storeKey, byNamespace);
+    }
+    const key = namespace ?? ALL_NAMESPACES;
+    let set = byNamespace.get(key);
+    if (set === undefined) {
+      set = new Set();
+      byNamespace.set(key, set);
+    }
+    set.add(subscriber);
+    return () => {
+      set.delete(subscriber);
+      if (set.size === 0) byNamespace.delete(key);
+    };
+  }
+
+  deliver(event: StoreEvent): void {
+    const byNamespace = this.byResource.get(event.key);
+    if (byNamespace === undefined) return;
+    for (const key of [event.object.metadata.namespace, ALL_NAMESPACES]) {
+      const set = byNamespace.get(key);
+      if (set !== undefined) for (const subscriber of [...set]) subscriber(event);
+    }
+  }
+}
+
+/** One JSON line per change and type, however many watches send it. */
+const lines = new WeakMap<object, Map<string, string>>();
+
+function line(event: WireEvent): string {
+  const { object } = event;
+  if (typeof object !== 'object' || object === null) return `${JSON.stringify(event)}\n`;
+  let byType = lines.get(object);
+  if (byType === undefined) {
+    byType = new Map();
+    lines.set(object, byType);
+  }
+  let text = byType.get(event.type);
+  if (text === undefined) {
+    text = `${JSON.stringify(event)}\n`;
+    byType.set(event.type, text);
+  }
+  return text;
+}
+
 export class WatchHub {
   private readonly closers = new Set<() => void>();
   private readonly stallers = new Set<() => void>();
   /** While watches are held: the deliveries waiting for `release`, in order. */
   private held: Array<() => void> | undefined;
+  private readonly subscribers = new Subscribers();
 
   constructor(
     private readonly store: ObjectStore,
     private readonly timers: Timers,
     private readonly bookmarkIntervalMs: number,
-  ) {}
+  ) {
+    store.subscribe((event) => this.subscribers.deliver(event));
+  }
 
   /** Starts a stream on `res`. Throws (before writing anything) when the request is invalid. */
   open(res: ServerResponse, options: WatchOptions): void {
@@ -50,7 +114,7 @@ export class WatchHub {
     res.flushHeaders();
     let stalled = false;
     const send = (event: WireEvent): void => {
-      if (!stalled && !res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+      if (!stalled && !res.writableEnded && !res.destroyed) res.write(line(event));
     };
     // A lagging server's bookmarks lag with its events: one never overtakes what it stands for.
     const deliver = (event: WireEvent): void => {
@@ -67,7 +131,7 @@ export class WatchHub {
       return;
     }
     initial.forEach(send);
-    const unsubscribe = this.store.subscribe((event) => {
+    const unsubscribe = this.subscribers.add(options.type.storeKey, options.namespace, (event) => {
       const translated = translate(event, options);
       if (translated !== undefined) deliver(translated);
     });
