@@ -139,7 +139,7 @@ export async function until(what: string, check: () => boolean, timeoutMs = 600_
 }
 
 export function state(sim: Simulator, namespace: string, name: string): string | undefined {
-  return (sim.getDirective(namespace, name) as any)?.status?.state;
+  return sim.directiveState(namespace, name);
 }
 
 /** The 3 selectors of the ingest benchmark's directive number i. */

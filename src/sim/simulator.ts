@@ -179,6 +179,11 @@ class SimulatedCluster implements Simulator {
       DirectiveObject | undefined;
   }
 
+  directiveState(namespace: string, name: string): string | undefined {
+    const stored = this.cluster.store.peek(this.cluster.directiveType.storeKey, namespace, name);
+    return (stored as DirectiveObject | undefined)?.status?.state;
+  }
+
   deleteDirective(namespace: string, name: string): void {
     const type = this.cluster.directiveType;
     this.cluster.store.remove(type.storeKey, namespace, name);

@@ -41,6 +41,11 @@ export class ObjectStore {
     return found ? copyJson(found) : undefined;
   }
 
+  /** The stored object itself, not a copy: read it, never change or keep it. */
+  peek(key: string, namespace: string, name: string): Readonly<KubeObject> | undefined {
+    return this.bucket(key).get(namespace)?.get(name);
+  }
+
   /**
    * Objects of a resource (of one namespace when given, those `matches` keeps when given), ordered
    * by namespace and name. Only the objects returned are copied.

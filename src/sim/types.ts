@@ -168,6 +168,8 @@ export interface Simulator {
 
   applyDirective(obj: object): DirectiveObject;
   getDirective(namespace: string, name: string): DirectiveObject | undefined;
+  /** The directive's `status.state`, read without copying the object (cheap enough to poll). */
+  directiveState(namespace: string, name: string): string | undefined;
   deleteDirective(namespace: string, name: string): void;
 
   registerToken(token: string, user: TokenUser): void;
