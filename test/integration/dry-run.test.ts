@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { keysUnder, postRaw } from '../support/routers.js';
 
 const ROOT_SYNC = {
@@ -207,6 +207,15 @@ describe('?dryRun=true', () => {
     );
     expect(real.status).toBe(202);
     expect(real.body.duplicate).toBe(false);
+    // Its PENDING status and Accepted Event follow the answer: let them land before the next
+    // dry run counts writes.
+    await eventually('the Accepted Event of the real event', () =>
+      h.sim
+        .events()
+        .some((e: any) => e.reason === 'Accepted' && e.involvedObject?.name === 'planned')
+        ? true
+        : undefined,
+    );
 
     const ignored = await dryRun(
       JSON.stringify({ type: 'DELETED', object: h.sim.getDirective('istio-system', 'planned') }),
