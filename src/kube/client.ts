@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -12,6 +13,27 @@ const keepAliveAfterDelete: Parameters<Dispatcher['compose']>[0] =
   (dispatch) => (options, handler) =>
     dispatch(options.method === 'DELETE' ? { ...options, reset: false } : options, handler);
 
+/** How long shutdown waits for the requests still in flight before it cuts them. */
+const CLOSE_GRACE_MS = 2000;
+
+type Counters = Record<string, { running?: number; pending?: number; queued?: number }>;
+
+/** Whether undici's counters (an Agent's `stats`, per origin) show requests not yet ended. */
+function inFlight(dispatcher: Dispatcher): boolean {
+  const stats = (dispatcher as { stats?: Counters }).stats ?? {};
+  return Object.values(stats).some(
+    (origin) => (origin.running ?? 0) + (origin.pending ?? 0) + (origin.queued ?? 0) > 0,
+  );
+}
+
+// undici's `destroy` after `close` finds nothing left to cut (close forgets the connections), so
+// the choice is made first: close when idle, destroy when requests outlive the grace.
+async function closeWithin(dispatcher: Dispatcher, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (inFlight(dispatcher) && Date.now() < deadline) await sleep(50);
+  await (inFlight(dispatcher) ? dispatcher.destroy() : dispatcher.close());
+}
+
 /**
  * client-node 2.0 builds a new undici Agent for every request whose cluster has TLS settings (a
  * CA, client certificates, or `insecure-skip-tls-verify`), so every request opened a new
@@ -23,6 +45,8 @@ const keepAliveAfterDelete: Parameters<Dispatcher['compose']>[0] =
 export class ConnectionReusingKubeConfig extends KubeConfig {
   private readonly dispatchers = new Map<string, Dispatcher>();
   private readonly kept = new WeakSet<Dispatcher>();
+  /** The dispatchers as client-node built them, for their request counters and shutdown. */
+  private readonly agents = new Map<string, Dispatcher>();
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
@@ -37,11 +61,16 @@ export class ConnectionReusingKubeConfig extends KubeConfig {
     return this.dispatchers.get(this.dispatcherKey());
   }
 
-  /** Closes the kept connections (on shutdown). */
-  async closeConnections(): Promise<void> {
-    const dispatchers = [...this.dispatchers.values()];
+  /**
+   * Closes the kept connections (on shutdown) once their requests have ended, or cuts them after
+   * `graceMs`: a watch stream that started while the roles closed would otherwise hold shutdown
+   * until the API server ends it, minutes later.
+   */
+  async closeConnections(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    const agents = [...this.agents.values()];
     this.dispatchers.clear();
-    await Promise.allSettled(dispatchers.map((dispatcher) => dispatcher.close()));
+    this.agents.clear();
+    await Promise.allSettled(agents.map((agent) => closeWithin(agent, graceMs)));
   }
 
   private dispatcherKey(): string {
@@ -56,6 +85,7 @@ export class ConnectionReusingKubeConfig extends KubeConfig {
     if (kept !== undefined) return kept;
     const reusing = created.compose(keepAliveAfterDelete);
     this.dispatchers.set(key, reusing);
+    this.agents.set(key, created);
     this.kept.add(reusing);
     return reusing;
   }
