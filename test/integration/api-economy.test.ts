@@ -114,4 +114,32 @@ describe('API economy', () => {
     expect(requests.filter((r) => r.method === 'DELETE')).toHaveLength(PODS * APPS.length);
     expect(connections).toBeLessThanOrEqual(PODS / 2);
   });
+
+  it('writes one status message per gated batch: the batch count rides on its wait', async () => {
+    // Two pods one at a time, each replacement Ready 6 s after it is created: the wait before the
+    // second batch and the wait for the replicas after it are each far longer than the 2 s rate
+    // limit, so each is written once; the second batch's own count is not (its wait says more).
+    h.sim.addWorkload({
+      namespace: 'ns-gamma',
+      name: 'gamma',
+      kind: 'ReplicaSet',
+      labels: { app: 'gamma' },
+      replicas: 2,
+      readinessDelayMs: 6000,
+    });
+    h.sim.applyDirective(
+      directive('ns-alpha', 'gated', [
+        { namespace: 'ns-gamma', labels: { app: 'gamma' }, waitForReplicas: 2, maxUnavailable: 1 },
+      ]),
+    );
+    const rest = (await run('gated', 0)).filter((r) => r.method !== 'DELETE');
+    // PENDING, the pods chosen (with BOUNCING_PODS), the two waits' messages, FINISHED; an Event
+    // for each transition (Accepted, Bouncing, Finished) and none for a message.
+    expect(kinds(rest)).toEqual({
+      'GET podbouncedirectives': 1,
+      'PATCH podbouncedirectives/status': 5,
+      'GET pods': 1,
+      'POST events': 3,
+    });
+  });
 });
