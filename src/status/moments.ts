@@ -39,6 +39,14 @@ export function isProgressOnly(moment: Moment): boolean {
   return moment.kind === 'batchBounced' || moment.kind === 'waiting';
 }
 
+/**
+ * Moments the job's next report usually supersedes at once (a batch sent, then the wait for its
+ * replacements): held until the job says what comes next (workflow/held-reports.ts).
+ */
+export function isProvisional(moment: Moment): boolean {
+  return moment.kind === 'batchBounced';
+}
+
 /** Moments after which the run says nothing more. */
 export function isFinal(moment: Moment): boolean {
   return moment.kind === 'finished' || moment.kind === 'failed' || moment.kind === 'aborted';

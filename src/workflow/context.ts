@@ -72,6 +72,8 @@ export interface StepContext {
   effectSent(): void;
   /** Tells the status what happened; the status decides what to write. */
   report(moment: Moment): Promise<'written' | 'unchanged' | 'stale' | 'gone' | 'deferred'>;
+  /** Reports what is still held (a batch sent with nothing after it): the job's work is done. */
+  settle(): Promise<void>;
 }
 
 /** A wait that is not over yet: re-checked later, failing once `timeoutSeconds` have passed. */

@@ -8,6 +8,7 @@ import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { runSteps } from './runner.js';
+import { HeldReports } from './held-reports.js';
 import { JobProgress } from './job-progress.js';
 import { isPastSelect } from './steps/index.js';
 
@@ -59,9 +60,9 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       const ended = await runSteps(context, job, token);
       await context.flush();
       if (ended !== 'done') return { outcome: ended };
-      if (data.selectorIndex === data.selectorCount - 1) {
-        await context.report({ kind: 'finished' });
-      }
+      // FINISHED says more than the last batch's count; a selector before the last tells it.
+      if (data.selectorIndex === data.selectorCount - 1) await context.report({ kind: 'finished' });
+      else await context.settle();
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
       return onFailure(context, job, error);
@@ -114,6 +115,10 @@ function makeContext(
   };
   const run = runOf(data);
   const progress = new JobProgress(job, { ...data.progress });
+  // The cache holds our own writes too, so its copy carries the latest resourceVersion.
+  const reports = new HeldReports((moment) =>
+    deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
+  );
   let abortRead = aborted;
   return {
     data,
@@ -139,8 +144,7 @@ function makeContext(
     effectSent(): void {
       abortRead = undefined;
     },
-    // The cache holds our own writes too, so its copy carries the latest resourceVersion.
-    report: (moment) =>
-      deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
+    report: (moment) => reports.report(moment),
+    settle: () => reports.settle(),
   };
 }
