@@ -49,9 +49,9 @@ const MAX_IN_FLIGHT = 2;
 /**
  * Enqueues runs by group commit: the events that arrive while commits are in flight (or within
  * the same turn of the event loop) are decided and written together, in three Redis round trips
- * per batch instead of several per event — one pipeline of claims, one MULTI of flows
- * (`FlowProducer.addBulk`), one pipeline of confirmations with the replica check. Each claim is still
- * its own atomic decision, taken in arrival order. A batch is committed whole or fails whole:
+ * per batch instead of several per event — one claim script for the batch, one MULTI of flows
+ * (`FlowProducer.addBulk`), one confirmation script with the replica check. Each claim is still
+ * its own decision, taken in arrival order (the script takes them all at once, atomically). A batch is committed whole or fails whole:
  * then the claims it made are released and every event of it gets the error (a 503 the sender
  * retries; deterministic job ids make the retry add nothing twice).
  */
@@ -142,14 +142,18 @@ async function assertQueued(deps: GroupCommitDeps, runs: Run[]): Promise<void> {
   }
 }
 
-/** Undoes the claims of new runs that were not confirmed (a confirmed run keeps its marker). */
+/**
+ * Undoes the claims of new runs that were not confirmed (a confirmed run keeps its marker). Last
+ * claimed first: when two runs of one directive were claimed in the batch, the later one puts back
+ * the earlier as the latest run, whose own release then puts back what was there before.
+ */
 async function release(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim[]): Promise<void> {
+  const undo = claims.flatMap((claim, index) =>
+    claim.decision === 'new' ? [{ run: batch[index]!.run, previous: claim.previous }] : [],
+  );
+  // Sent in this order on the one connection, so Redis runs them in it.
   await Promise.allSettled(
-    claims.flatMap((claim, index) =>
-      claim.decision === 'new'
-        ? [releaseRun(deps.redis, deps.prefix, batch[index]!.run, claim.previous)]
-        : [],
-    ),
+    undo.reverse().map(({ run, previous }) => releaseRun(deps.redis, deps.prefix, run, previous)),
   );
 }
 
