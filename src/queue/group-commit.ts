@@ -47,6 +47,15 @@ const MAX_BATCH = 128;
 const MAX_IN_FLIGHT = 2;
 
 /**
+ * A commit is three round trips in a row: under a burst, events waited on two commits while the
+ * process sat partly idle. A backlog of this many events starts another commit, up to
+ * MAX_IN_FLIGHT_BACKLOGGED, so that the process and Redis both stay busy; events that trickle in
+ * still wait and share a commit.
+ */
+const BACKLOG = 8;
+const MAX_IN_FLIGHT_BACKLOGGED = 6;
+
+/**
  * Enqueues runs by group commit: the events that arrive while commits are in flight (or within
  * the same turn of the event loop) are decided and written together, in three Redis round trips
  * per batch instead of several per event — one claim script for the batch, one MULTI of flows
@@ -85,8 +94,13 @@ export class GroupCommit {
     });
   }
 
+  private canStart(): boolean {
+    if (this.inFlight < MAX_IN_FLIGHT) return true;
+    return this.inFlight < MAX_IN_FLIGHT_BACKLOGGED && this.waiting.length >= BACKLOG;
+  }
+
   private schedule(): void {
-    if (this.inFlight >= MAX_IN_FLIGHT || this.scheduled) return;
+    if (this.scheduled || !this.canStart()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
