@@ -47,11 +47,20 @@ const MAX_BATCH = 128;
 const MAX_IN_FLIGHT = 2;
 
 /**
+ * A commit is three round trips in a row: under a burst, events waited on two commits while the
+ * process sat partly idle. A backlog of this many events starts another commit, up to
+ * MAX_IN_FLIGHT_BACKLOGGED, so that the process and Redis both stay busy; events that trickle in
+ * still wait and share a commit.
+ */
+const BACKLOG = 8;
+const MAX_IN_FLIGHT_BACKLOGGED = 6;
+
+/**
  * Enqueues runs by group commit: the events that arrive while commits are in flight (or within
  * the same turn of the event loop) are decided and written together, in three Redis round trips
- * per batch instead of several per event — one pipeline of claims, one MULTI of flows
- * (`FlowProducer.addBulk`), one pipeline of confirmations with the replica check. Each claim is still
- * its own atomic decision, taken in arrival order. A batch is committed whole or fails whole:
+ * per batch instead of several per event — one claim script for the batch, one MULTI of flows
+ * (`FlowProducer.addBulk`), one confirmation script with the replica check. Each claim is still
+ * its own decision, taken in arrival order (the script takes them all at once, atomically). A batch is committed whole or fails whole:
  * then the claims it made are released and every event of it gets the error (a 503 the sender
  * retries; deterministic job ids make the retry add nothing twice).
  */
@@ -85,8 +94,13 @@ export class GroupCommit {
     });
   }
 
+  private canStart(): boolean {
+    if (this.inFlight < MAX_IN_FLIGHT) return true;
+    return this.inFlight < MAX_IN_FLIGHT_BACKLOGGED && this.waiting.length >= BACKLOG;
+  }
+
   private schedule(): void {
-    if (this.inFlight >= MAX_IN_FLIGHT || this.scheduled) return;
+    if (this.scheduled || !this.canStart()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -142,14 +156,18 @@ async function assertQueued(deps: GroupCommitDeps, runs: Run[]): Promise<void> {
   }
 }
 
-/** Undoes the claims of new runs that were not confirmed (a confirmed run keeps its marker). */
+/**
+ * Undoes the claims of new runs that were not confirmed (a confirmed run keeps its marker). Last
+ * claimed first: when two runs of one directive were claimed in the batch, the later one puts back
+ * the earlier as the latest run, whose own release then puts back what was there before.
+ */
 async function release(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim[]): Promise<void> {
+  const undo = claims.flatMap((claim, index) =>
+    claim.decision === 'new' ? [{ run: batch[index]!.run, previous: claim.previous }] : [],
+  );
+  // Sent in this order on the one connection, so Redis runs them in it.
   await Promise.allSettled(
-    claims.flatMap((claim, index) =>
-      claim.decision === 'new'
-        ? [releaseRun(deps.redis, deps.prefix, batch[index]!.run, claim.previous)]
-        : [],
-    ),
+    undo.reverse().map(({ run, previous }) => releaseRun(deps.redis, deps.prefix, run, previous)),
   );
 }
 
