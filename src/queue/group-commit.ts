@@ -60,9 +60,10 @@ const MAX_IN_FLIGHT_BACKLOGGED = 6;
  * the same turn of the event loop) are decided and written together, in three Redis round trips
  * per batch instead of several per event — one claim script for the batch, one MULTI of flows
  * (`FlowProducer.addBulk`), one confirmation script with the replica check. Each claim is still
- * its own decision, taken in arrival order (the script takes them all at once, atomically). A batch is committed whole or fails whole:
- * then the claims it made are released and every event of it gets the error (a 503 the sender
- * retries; deterministic job ids make the retry add nothing twice).
+ * its own decision, taken in arrival order (the script takes them all at once, atomically). A
+ * batch is committed whole or fails whole: then the claims it made are released and every event
+ * of it gets the error (a 503 the sender retries; deterministic job ids make the retry add nothing
+ * twice).
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];
