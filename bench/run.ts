@@ -23,7 +23,8 @@ const plan = quick
   ? {
       wakeups: 50,
       sizes: [10, 100],
-      delays: [500, 1000],
+      delays: [500, 750],
+      baselineDelays: [500],
       ingestSeconds: 3,
       ingestDirectives: 40_000,
       directives: 100,
@@ -34,6 +35,7 @@ const plan = quick
       wakeups: 200,
       sizes: [10, 100, 1000],
       delays: [1000, 10_000],
+      baselineDelays: [1000, 10_000],
       ingestSeconds: 10,
       ingestDirectives: 120_000,
       directives: 1000,
@@ -74,7 +76,7 @@ async function wakeupSection(): Promise<void> {
 
 async function economySection(): Promise<void> {
   heading('2. API economy (requests pod-bouncer sends; watches counted apart)');
-  const economy = await apiEconomy(plan.sizes, plan.delays);
+  const economy = await apiEconomy(plan.sizes, plan.delays, plan.baselineDelays);
   details.apiEconomy = economy;
   Object.assign(figures, {
     'api.perPod': economy.perPod,
