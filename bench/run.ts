@@ -28,8 +28,8 @@ const plan = quick
       ingestSeconds: 3,
       ingestDirectives: 40_000,
       directives: 100,
-      qpsDirectives: 50,
-      big: [100, 1000],
+      qpsDirectives: 40,
+      big: [100, 500],
     }
   : {
       wakeups: 200,
