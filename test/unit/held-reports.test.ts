@@ -2,15 +2,13 @@
 // log: moments go through HeldReports, StatusReporter (on a clock the test moves) and the real
 // StatusWriter and client. A batch sent and the wait that follows it are one write, not two.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeGateway } from '../../src/kube/gateway.js';
-import { createLogger } from '../../src/logger.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
 import type { Counts, RunRef } from '../../src/status/moments.js';
 import { StatusReporter, type Target } from '../../src/status/reporter.js';
 import { accepted } from '../../src/status/transitions.js';
-import { StatusWriter } from '../../src/status/writer.js';
+import type { StatusWriter } from '../../src/status/writer.js';
+import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 import { HeldReports } from '../../src/workflow/held-reports.js';
 
 const NS = 'held';
@@ -23,20 +21,14 @@ const selectors = ['a', 'b'].map((app) => ({
 
 describe('HeldReports', () => {
   let sim: Simulator;
-  let kube: KubeGateway;
   let writer: StatusWriter;
   let clock = 0;
+  let fixture: StatusFixture;
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 17 });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfigYaml());
-    kube = new KubeGateway(kc, { qps: 1000, burst: 1000 });
-    writer = new StatusWriter(kube, createLogger('silent'));
+    fixture = await startStatusFixture(17);
+    ({ sim, writer } = fixture);
   });
-  afterAll(async () => {
-    await kube.close();
-    await sim.close();
-  });
+  afterAll(async () => fixture.close());
   beforeEach(() => {
     clock = 1_000_000;
     sim.resetRequests();

@@ -1,14 +1,13 @@
 // The status writer against the simulator: a 409 re-reads and re-applies the transition, a newer
 // generation is "stale" and a deleted directive "gone", and neither is ever written.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeGateway } from '../../src/kube/gateway.js';
-import { createLogger } from '../../src/logger.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import type { KubeGateway } from '../../src/kube/gateway.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
 import { transitionFor } from '../../src/status/moments.js';
 import { accepted } from '../../src/status/transitions.js';
-import { StatusWriter } from '../../src/status/writer.js';
+import type { StatusWriter } from '../../src/status/writer.js';
+import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 
 const NS = 'status';
 const selectors = [{ namespace: NS, labels: { app: 'a' }, waitForReplicas: 0 }];
@@ -17,17 +16,12 @@ describe('StatusWriter', () => {
   let sim: Simulator;
   let kube: KubeGateway;
   let writer: StatusWriter;
+  let fixture: StatusFixture;
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 13 });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfigYaml());
-    kube = new KubeGateway(kc, { qps: 1000, burst: 1000 });
-    writer = new StatusWriter(kube, createLogger('silent'));
+    fixture = await startStatusFixture(13);
+    ({ sim, kube, writer } = fixture);
   });
-  afterAll(async () => {
-    await kube.close();
-    await sim.close();
-  });
+  afterAll(async () => fixture.close());
   beforeEach(() => sim.resetRequests());
 
   const statusPatches = () =>
