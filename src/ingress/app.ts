@@ -46,6 +46,9 @@ function authenticator(deps: AppDeps): Authenticator {
 }
 
 /** Probes, scrapes and the dashboard's static files: every few seconds, not worth a line each. */
+/** How long closing waits for open connections before it cuts them. */
+const CLOSE_GRACE_MS = 5000;
+
 const ROUTINE = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/admin\/queues\/static\//];
 
 function quietRoutine(app: FastifyInstance): void {
@@ -103,6 +106,12 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   app.addHook('onResponse', settleHook(auth));
   // The PENDING writes that follow answers end (or fail) before the app is closed.
   app.addHook('onClose', async () => deps.followUps?.close(deps.log));
+  // Closing waits for every connection, and one that never sends a request (a browser's
+  // preconnect) would hold it until Node's headersTimeout, 60 s: past the grace, what is open is cut.
+  app.addHook('preClose', (done) => {
+    setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    done();
+  });
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
