@@ -30,13 +30,17 @@ try {
   passed = summary.numPassedTests;
   failed = summary.numFailedTests + (summary.numRuntimeErrorTestSuites ?? 0);
   skipped = summary.numPendingTests + (summary.numTodoTests ?? 0);
+  // A file can fail with every test passed (a hook that timed out): it counts as one failure.
   for (const file of summary.testResults ?? []) {
-    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+    const tests = file.assertionResults ?? [];
+    if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) failed += 1;
   }
 } catch {
   failed = Math.max(failed, 1);
 }
 rmSync(dir, { recursive: true, force: true });
+// The line never says "0 failed" for a run that failed.
+if (result.status !== 0 && failed === 0) failed = 1;
 
 const exitCode = result.status !== 0 || failed > 0 || passed === 0 ? 1 : 0;
 const tally = process.env.TEST_TALLY;
