@@ -5,7 +5,8 @@ declare module 'autocannon' {
     p99: number;
   }
   interface Result {
-    requests: Histogram;
+    /** `total`: the requests answered. */
+    requests: Histogram & { total: number };
     latency: Histogram;
     non2xx: number;
     errors: number;

@@ -4,21 +4,15 @@
 // (NODE_DISABLE_COMPILE_CACHE=1). Run alone: `npm run build --silent && tsx bench/cold-start.ts`;
 // `bench/run.ts` records serveMs, bareFastifyMs and their ratio.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startSimulator } from '../src/sim/index.js';
 import { freePort } from '../test/support/redis-server.js';
+import { cpuMs } from './lib/proc.js';
 
 const STARTS = 5;
-
-/** CPU time (user + system) the process has used so far, from /proc (Linux; 10 ms ticks). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 interface Start {
   wallMs: number;

@@ -1,15 +1,22 @@
 // Ingest at 50 connections (autocannon): new events by reference vs a naive FlowProducer.add
 // route; duplicate and ignored events vs a bare fastify route answering 202.
 import { spawn } from 'node:child_process';
+import { execPath } from 'node:process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { TOKEN } from './lib/stack.js';
+import { cpuMs } from './lib/proc.js';
 import { median, round } from './lib/stats.js';
 
 export interface Load {
   reqPerSec: number;
   p99Ms: number;
   non2xx: number;
+  /**
+   * CPU the servers' process used per request answered (µs), the api's trailing PENDING writes
+   * included: unlike the rate, it does not depend on how much CPU the load generator got.
+   */
+  cpuUsPerRequest: number;
 }
 
 export interface IngestResult {
@@ -30,8 +37,24 @@ const CONNECTIONS = 50;
 /** Warm-up loads of a second each, until two in a row agree within 10 % (at most this many). */
 const WARM_UP_MAX_LOADS = 5;
 
-async function load(url: string, seconds: number, body: (i: number) => unknown): Promise<Load> {
+/** The servers under load: their URLs and the process they share (for its CPU). */
+interface Servers {
+  api: string;
+  naive: string;
+  bare: string;
+  pid: number;
+}
+
+/** New events leave PENDING writes behind: their load ends once those are made (`settles`). */
+async function load(
+  servers: Servers,
+  url: string,
+  seconds: number,
+  body: (i: number) => unknown,
+  settles = false,
+): Promise<Load> {
   let counter = 0;
+  const cpuBefore = cpuMs(servers.pid);
   const result = await autocannon({
     url: `${url}/v1/events`,
     connections: CONNECTIONS,
@@ -44,10 +67,12 @@ async function load(url: string, seconds: number, body: (i: number) => unknown):
       },
     ],
   });
+  if (settles) await settle(servers);
   return {
     reqPerSec: round(result.requests.average, 0),
     p99Ms: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
+    cpuUsPerRequest: round(((cpuMs(servers.pid) - cpuBefore) * 1000) / result.requests.total, 0),
   };
 }
 
@@ -64,8 +89,10 @@ const IGNORED = {
 export async function child<T>(
   script: string,
   args: string[],
-): Promise<{ info: T; stop: () => Promise<void> }> {
-  const process = spawn('node_modules/.bin/tsx', [script, ...args], {
+): Promise<{ info: T; pid: number; stop: () => Promise<void> }> {
+  // Node itself with tsx's loader (not tsx's CLI, which runs the script in a second process):
+  // the pid is the process that serves.
+  const process = spawn(execPath, ['--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const info = await new Promise<T>((resolve, reject) => {
@@ -74,6 +101,7 @@ export async function child<T>(
   });
   return {
     info,
+    pid: process.pid!,
     stop: async () => {
       process.kill('SIGTERM');
       await new Promise((resolve) => process.once('exit', resolve));
@@ -86,18 +114,18 @@ export async function child<T>(
  * optimizes a long path such as the api's over thousands of requests, and a figure measured
  * before that compares a cold process with a warm one.
  */
-async function warmUp(url: string, body: (i: number) => unknown): Promise<void> {
+async function warmUp(servers: Servers, url: string, body: (i: number) => unknown): Promise<void> {
   let previous = 0;
   for (let i = 0; i < WARM_UP_MAX_LOADS; i++) {
-    const { reqPerSec } = await load(url, 1, body);
+    const { reqPerSec } = await load(servers, url, 1, body);
     if (Math.abs(reqPerSec - previous) <= 0.1 * reqPerSec) return;
     previous = reqPerSec;
   }
 }
 
 /** The api's trailing PENDING writes made, then a moment for their watch events. */
-async function settle(bare: string): Promise<void> {
-  await fetch(`${bare}/settled`);
+async function settle(servers: Servers): Promise<void> {
+  await fetch(`${servers.bare}/settled`);
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
@@ -134,12 +162,12 @@ export async function ingestThroughput(
 ): Promise<IngestResult> {
   const sim = await child<{ kubeconfig: string }>('bench/sim-server.ts', [String(directives)]);
   try {
-    const servers = await child<{ api: string; naive: string; bare: string }>(
+    const server = await child<{ api: string; naive: string; bare: string }>(
       'bench/ingest-server.ts',
       [sim.info.kubeconfig],
     );
     try {
-      const urls = servers.info;
+      const servers: Servers = { ...server.info, pid: server.pid };
       const ref = (name: string) => ({ directive: { namespace: 'in', name } });
       // Every directive of the benchmark is at generation 1, as the sender saw it.
       const seen = (name: string) => ({ directive: { namespace: 'in', name, generation: 1 } });
@@ -147,37 +175,38 @@ export async function ingestThroughput(
       // flatter the figure): one counter across all loads, and the count of directives as a
       // bound that the run reports as non-2xx when it is reached.
       let next = 0;
+      const newEvents = (): Promise<Load> =>
+        load(servers, servers.api, seconds, () => seen(`n-${next++}`), true);
       // Every route warmed up first (JIT, connections, the api's caches) until its rate settles:
       // the loads measured compare steady states, not a process's start.
       for (const [url, body] of [
-        [urls.api, () => seen(`n-${next++}`)],
-        [urls.naive, (i: number) => ref(`w-${i}`)],
-        [urls.api, () => seen('dup')],
-        [urls.api, () => IGNORED],
-        [urls.bare, () => ref('dup')],
+        [servers.api, () => seen(`n-${next++}`)],
+        [servers.naive, (i: number) => ref(`w-${i}`)],
+        [servers.api, () => seen('dup')],
+        [servers.api, () => IGNORED],
+        [servers.bare, () => ref('dup')],
       ] as const) {
-        await warmUp(url, body);
+        await warmUp(servers, url, body);
       }
-      await settle(urls.bare);
+      await settle(servers);
       // The machine's speed drifts over a run (other tenants, clocks): the loads alternate in
       // rounds, each ratio is taken within a round, and the median round is reported.
       const measured: Round[] = [];
       for (let i = 0; i < rounds; i++) {
-        const newEvents = await load(urls.api, seconds, () => seen(`n-${next++}`));
-        await settle(urls.bare);
-        const naiveFlow = await load(urls.naive, seconds, (n) => ref(`n-${n}`));
-        const duplicate = await load(urls.api, seconds, () => seen('dup'));
-        const ignored = await load(urls.api, seconds, () => IGNORED);
-        const bare = await load(urls.bare, seconds, () => ref('dup'));
-        measured.push({ newEvents, naiveFlow, duplicate, ignored, bare });
+        measured.push({
+          newEvents: await newEvents(),
+          naiveFlow: await load(servers, servers.naive, seconds, (n) => ref(`n-${n}`)),
+          duplicate: await load(servers, servers.api, seconds, () => seen('dup')),
+          ignored: await load(servers, servers.api, seconds, () => IGNORED),
+          bare: await load(servers, servers.bare, seconds, () => ref('dup')),
+        });
       }
       // The plain references (a GET each) are shown, not targeted: one load each.
-      const newPlain = await load(urls.api, seconds, () => ref(`n-${next++}`));
-      await settle(urls.bare);
-      const duplicatePlain = await load(urls.api, seconds, () => ref('dup'));
+      const newPlain = await load(servers, servers.api, seconds, () => ref(`n-${next++}`), true);
+      const duplicatePlain = await load(servers, servers.api, seconds, () => ref('dup'));
       return { ...summarize(measured), newPlain, duplicatePlain };
     } finally {
-      await servers.stop();
+      await server.stop();
     }
   } finally {
     await sim.stop();

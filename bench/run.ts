@@ -146,6 +146,11 @@ async function ingestSection(): Promise<void> {
     'ingest.duplicateReqPerSec': ingest.duplicate.reqPerSec,
     'ingest.ignoredReqPerSec': ingest.ignored.reqPerSec,
     'ingest.bareReqPerSec': ingest.bare.reqPerSec,
+    'ingest.newCpuUsPerRequest': ingest.newEvents.cpuUsPerRequest,
+    'ingest.naiveFlowCpuUsPerRequest': ingest.naiveFlow.cpuUsPerRequest,
+    'ingest.duplicateCpuUsPerRequest': ingest.duplicate.cpuUsPerRequest,
+    'ingest.ignoredCpuUsPerRequest': ingest.ignored.cpuUsPerRequest,
+    'ingest.bareCpuUsPerRequest': ingest.bare.cpuUsPerRequest,
     'ingest.newVsNaive': newVsNaive,
     'ingest.duplicateVsBare': duplicateVsBare,
     'ingest.ignoredVsBare': ignoredVsBare,
@@ -154,7 +159,11 @@ async function ingestSection(): Promise<void> {
   const loads = { newEvents, naiveFlow, duplicate, ignored, bare, newPlain, duplicatePlain };
   for (const [name, load] of Object.entries(loads)) {
     console.log(
-      line(`${name} req/s (p99 ${load.p99Ms} ms, non-2xx ${load.non2xx})`, load.reqPerSec, 'req/s'),
+      line(
+        `${name} req/s (p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, CPU ${load.cpuUsPerRequest} µs/req)`,
+        load.reqPerSec,
+        'req/s',
+      ),
     );
   }
   console.log(

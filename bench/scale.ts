@@ -18,6 +18,7 @@ import { planBatches } from '../src/workflow/batches.js';
 import type { Stack } from './lib/stack.js';
 import { directive, startStack, state, until } from './lib/stack.js';
 import { round } from './lib/stats.js';
+import { cpuMs, peakRssMb } from './lib/proc.js';
 
 export interface ScaleResult {
   /** NODE_OPTIONS of the worker process ('' for Node's defaults). */
@@ -66,19 +67,6 @@ export interface BigDirective {
   wallMs: number;
   peakRssMb: number;
   statusBytes: number;
-}
-
-/** CPU time (user + system) a process has used, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** Peak resident set (VmHWM) of a process, in MB. */
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return round(kb / 1024, 1);
 }
 
 /** The heap cap the Helm chart gives a worker (worker.nodeOptions). */
