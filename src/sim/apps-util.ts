@@ -98,9 +98,7 @@ export function ownerRefTo(owner: KubeObject): OwnerReference {
 /** The pods an owner controls (shared snapshots: read them, never change or keep them). */
 export function ownedPods(store: ObjectStore, owner: KubeObject): PodObject[] {
   const pods: PodObject[] = [];
-  store.scan('pods', owner.metadata.namespace, (obj) => {
-    if (controllerRef(obj)?.uid === owner.metadata.uid) pods.push(obj as PodObject);
-  });
+  store.scanControlled('pods', owner.metadata.uid, (obj) => pods.push(obj as PodObject));
   return pods;
 }
 
@@ -111,7 +109,8 @@ export function writeStatus(
   obj: WorkloadObject,
   status: Record<string, unknown>,
 ): void {
-  const current = store.get(key, obj.metadata.namespace, obj.metadata.name);
+  // Read in place: the store copies what it is given to write.
+  const current = store.peek(key, obj.metadata.namespace, obj.metadata.name);
   if (!current || current.metadata.uid !== obj.metadata.uid) return;
   if (isDeepStrictEqual(current.status, status)) return;
   store.update(key, { ...current, status });

@@ -23,6 +23,11 @@ export class ObjectStore {
   private compactedRevision = 1;
   /** Objects per resource key, then per namespace, then by name. */
   private readonly buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
+  /**
+   * The same objects per resource key, then per controller uid (the owner reference marked
+   * `controller`), then by name: a controller reconciles often and owns few of its namespace's pods.
+   */
+  private readonly controlled = new Map<string, Map<string, Map<string, KubeObject>>>();
   /** Changes in revision order; `historyStart` is the index of the oldest one still kept. */
   private history: StoreEvent[] = [];
   private historyStart = 0;
@@ -64,6 +69,11 @@ export class ObjectStore {
   /** Visits the stored objects without copying them: read them, never change or keep them. */
   scan(key: string, namespace: string, visit: (obj: KubeObject) => void): void {
     for (const obj of this.bucket(key).get(namespace)?.values() ?? []) visit(obj);
+  }
+
+  /** Visits the stored objects a controller owns, without copying them (see `scan`). */
+  scanControlled(key: string, controllerUid: string, visit: (obj: KubeObject) => void): void {
+    for (const obj of this.controlled.get(key)?.get(controllerUid)?.values() ?? []) visit(obj);
   }
 
   create(key: string, obj: KubeObject): KubeObject {
@@ -131,8 +141,37 @@ export class ObjectStore {
     stored.metadata.resourceVersion = String(this.revision);
     if (type === 'DELETED') objects.delete(name);
     else objects.set(name, stored);
+    this.index(key, previous, type === 'DELETED' ? undefined : stored);
     this.record({ revision: this.revision, key, type, object: stored, previous });
     return copyJson(stored);
+  }
+
+  /**
+   * Keeps `controlled` in step with a write. An object that keeps its controller is replaced in
+   * place, so each controller's objects stay in the order of the namespace's own map (one that
+   * changes controller joins the end of its new controller's).
+   */
+  private index(key: string, previous?: KubeObject, stored?: KubeObject): void {
+    let byController = this.controlled.get(key);
+    if (!byController) {
+      byController = new Map();
+      this.controlled.set(key, byController);
+    }
+    const before = previous && controllerUid(previous);
+    const after = stored && controllerUid(stored);
+    if (before !== undefined && before !== after) {
+      const owned = byController.get(before);
+      owned?.delete(previous!.metadata.name);
+      if (owned?.size === 0) byController.delete(before);
+    }
+    if (after !== undefined) {
+      let owned = byController.get(after);
+      if (!owned) {
+        owned = new Map();
+        byController.set(after, owned);
+      }
+      owned.set(stored!.metadata.name, stored!);
+    }
   }
 
   private record(event: StoreEvent): void {
@@ -173,6 +212,10 @@ export class ObjectStore {
     }
     return bucket;
   }
+}
+
+function controllerUid(obj: KubeObject): string | undefined {
+  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true)?.uid;
 }
 
 function byString(a: string, b: string): number {
