@@ -134,8 +134,13 @@ function trimPod(object: KubernetesObject): KubernetesObject {
       creationTimestamp: metadata.creationTimestamp,
       deletionTimestamp: metadata.deletionTimestamp,
     },
-    status: { conditions: ready === undefined ? [] : [ready] },
+    // Of the Ready condition and the controller reference, only what the workflow reads: their
+    // timestamps, uids and API versions are most of a cached pod's bytes.
+    status: { conditions: ready === undefined ? [] : [{ type: 'Ready', status: ready.status }] },
   };
-  if (controller !== undefined) trimmed.metadata.ownerReferences = [controller];
+  if (controller !== undefined) {
+    const { kind, name } = controller;
+    trimmed.metadata.ownerReferences = [{ kind, name, controller: true }];
+  }
   return trimmed as KubernetesObject;
 }
