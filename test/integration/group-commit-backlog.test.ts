@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { FlowProducer } from 'bullmq';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Directive } from '../../src/directive/types.js';
 import type { EnqueueResult } from '../../src/queue/enqueue.js';
-import { GroupCommit } from '../../src/queue/group-commit.js';
 import { latestRun } from '../../src/queue/runs.js';
 import { eventually } from '../support/harness.js';
-import { REDIS_URL, deletePrefix } from '../support/redis.js';
+import { useGroupCommit } from '../support/group-commit.js';
 
 function directiveOf(uid: string): Directive {
   return {
@@ -19,37 +15,24 @@ function directiveOf(uid: string): Directive {
 }
 
 describe('group commit under a backlog', () => {
-  const prefix = `pbtest-gc-backlog-${randomBytes(3).toString('hex')}`;
-  let redis: Redis;
-  let flows: FlowProducer;
-  let commits: GroupCommit;
   /** Each commit waits here, after its writes, until the test lets it finish. */
   const held: (() => void)[] = [];
+  const fixture = useGroupCommit(
+    'gc-backlog',
+    { durable: () => new Promise<void>((resolve) => held.push(resolve)) },
+    () => held.forEach((resolve) => resolve()),
+  );
   let next = 0;
-
-  beforeAll(() => {
-    redis = new Redis(REDIS_URL);
-    flows = new FlowProducer({ connection: redis, prefix });
-    commits = new GroupCommit({
-      flows: async () => flows,
-      redis,
-      prefix,
-      retentionSeconds: 600,
-      durable: () => new Promise<void>((resolve) => held.push(resolve)),
-    });
-  });
-  afterAll(async () => {
-    for (const resolve of held) resolve();
-    await flows.close();
-    redis.disconnect();
-    await deletePrefix(prefix);
-  });
 
   /** `count` new events in one turn of the event loop. */
   function send(count: number): Promise<EnqueueResult>[] {
     return Array.from({ length: count }, () => {
       const uid = `d-${next++}`;
-      return commits.enqueue({ directive: directiveOf(uid), issuedAt: undefined, issuance: true });
+      return fixture.commits.enqueue({
+        directive: directiveOf(uid),
+        issuedAt: undefined,
+        issuance: true,
+      });
     });
   }
 
@@ -57,7 +40,7 @@ describe('group commit under a backlog', () => {
   async function settle(): Promise<void> {
     for (let i = 0; i < 3; i++) {
       await new Promise((resolve) => setImmediate(resolve));
-      await redis.ping();
+      await fixture.redis.ping();
     }
   }
 
@@ -93,6 +76,6 @@ describe('group commit under a backlog', () => {
     expect(results).toHaveLength(1 + 1 + 3 + 5 + 3 * 8 + 20);
     expect(results.every((result) => !result.duplicate)).toBe(true);
     for (const result of results)
-      expect(await latestRun(redis, prefix, result.run.uid)).toEqual(result.run);
+      expect(await latestRun(fixture.redis, fixture.prefix, result.run.uid)).toEqual(result.run);
   });
 });

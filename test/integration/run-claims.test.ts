@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { FlowProducer } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Directive } from '../../src/directive/types.js';
 import { runFor } from '../../src/queue/enqueue.js';
-import { GroupCommit } from '../../src/queue/group-commit.js';
 import { QUEUE_NAME, acceptedKey } from '../../src/queue/names.js';
 import { claimRuns, confirmRuns, latestRun, type Run } from '../../src/queue/runs.js';
+import { useGroupCommit } from '../support/group-commit.js';
 import { REDIS_URL, deletePrefix } from '../support/redis.js';
 
 const RETENTION = 600;
@@ -95,28 +94,10 @@ describe('run claims and confirmations, a batch per script call', () => {
 });
 
 describe('a group commit that fails', () => {
-  const prefix = `pbtest-run-release-${randomBytes(3).toString('hex')}`;
-  let redis: Redis;
-  let flows: FlowProducer;
-  let commits: GroupCommit;
-  beforeAll(() => {
-    redis = new Redis(REDIS_URL);
-    flows = new FlowProducer({ connection: redis, prefix });
-    commits = new GroupCommit({
-      flows: async () => flows,
-      redis,
-      prefix,
-      retentionSeconds: RETENTION,
-    });
-  });
-  afterAll(async () => {
-    await flows.close();
-    redis.disconnect();
-    await deletePrefix(prefix);
-  });
+  const fixture = useGroupCommit('run-release', { retentionSeconds: RETENTION });
 
   const enqueue = (issuedAt: number) =>
-    commits.enqueue({
+    fixture.commits.enqueue({
       directive: directiveOf('c', 1),
       issuedAt: new Date(issuedAt),
       issuance: true,
@@ -127,19 +108,19 @@ describe('a group commit that fails', () => {
     expect(accepted.duplicate).toBe(false);
 
     // The queue's meta hash as a string: every job script of the transaction fails (WRONGTYPE).
-    const meta = `${prefix}:${QUEUE_NAME}:meta`;
-    await redis.del(meta);
-    await redis.set(meta, 'not a hash');
+    const meta = `${fixture.prefix}:${QUEUE_NAME}:meta`;
+    await fixture.redis.del(meta);
+    await fixture.redis.set(meta, 'not a hash');
     // Enqueued in one turn of the event loop: one batch, the second run superseding the first.
     const refused = await Promise.allSettled([enqueue(2_000), enqueue(3_000)]);
     expect(refused.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    expect(await latestRun(redis, prefix, 'c')).toEqual(accepted.run);
+    expect(await latestRun(fixture.redis, fixture.prefix, 'c')).toEqual(accepted.run);
     for (const runKey of ['2000', '3000'])
-      expect(await redis.exists(acceptedKey(prefix, 'c', 1, runKey))).toBe(0);
+      expect(await fixture.redis.exists(acceptedKey(fixture.prefix, 'c', 1, runKey))).toBe(0);
 
-    await redis.del(meta);
+    await fixture.redis.del(meta);
     const retried = await enqueue(3_000);
     expect(retried.duplicate).toBe(false);
-    expect(await latestRun(redis, prefix, 'c')).toEqual(retried.run);
+    expect(await latestRun(fixture.redis, fixture.prefix, 'c')).toEqual(retried.run);
   });
 });
