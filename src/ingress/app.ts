@@ -45,10 +45,10 @@ function authenticator(deps: AppDeps): Authenticator {
   });
 }
 
-/** Probes, scrapes and the dashboard's static files: every few seconds, not worth a line each. */
 /** How long closing waits for open connections before it cuts them. */
 const CLOSE_GRACE_MS = 5000;
 
+/** Probes, scrapes and the dashboard's static files: every few seconds, not worth a line each. */
 const ROUTINE = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/admin\/queues\/static\//];
 
 function quietRoutine(app: FastifyInstance): void {
