@@ -4,17 +4,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AppsContext, NewOwnedPod } from './apps-context.js';
 import type { PodTemplate, WorkloadKind, WorkloadObject } from './apps-util.js';
-import {
-  controllerRef,
-  ownedPods,
-  ownerRefTo,
-  scaleTo,
-  STORE_KEYS,
-  writeStatus,
-} from './apps-util.js';
+import { ownedPods, ownerRefTo, scaleTo, STORE_KEYS, writeStatus } from './apps-util.js';
 import { reconcileDaemonSet } from './daemonset-controller.js';
 import { reconcileDeployment } from './deployment-controller.js';
-import type { KubeObject, PodObject } from './objects.js';
+import { controllerRef, type KubeObject, type PodObject } from './objects.js';
 import type { PodRuntime } from './pods.js';
 import { reconcileReplicaSet } from './replicaset-controller.js';
 import type { ResourceType } from './resources.js';

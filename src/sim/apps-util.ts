@@ -80,10 +80,6 @@ export function isAvailable(pod: PodObject): boolean {
   return !isTerminating(pod) && isPodReady(pod);
 }
 
-export function controllerRef(obj: KubeObject): OwnerReference | undefined {
-  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
-}
-
 export function ownerRefTo(owner: KubeObject): OwnerReference {
   return {
     apiVersion: 'apps/v1',

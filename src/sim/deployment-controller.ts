@@ -4,15 +4,9 @@
 import { copyJson } from './copy.js';
 import type { AppsContext } from './apps-context.js';
 import type { WorkloadObject } from './apps-util.js';
-import {
-  controllerRef,
-  ownerRefTo,
-  replicasOf,
-  scaledValue,
-  statusNumber,
-  templateHash,
-} from './apps-util.js';
+import { ownerRefTo, replicasOf, scaledValue, statusNumber, templateHash } from './apps-util.js';
 import { deploymentStatus } from './deployment-status.js';
+import { controllerRef } from './objects.js';
 
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
 const REVISION = 'deployment.kubernetes.io/revision';

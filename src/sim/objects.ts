@@ -82,7 +82,13 @@ export interface DirectiveObject extends KubeObject {
   status?: DirectiveStatus;
 }
 
+/** The owner reference marked `controller`, if any. */
+export function controllerRef(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
+}
+
 /** Second-precision RFC 3339, the way Kubernetes serialises metav1.Time. */
+
 export function rfc3339(at: number | Date = Date.now()): string {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -1,5 +1,5 @@
 import { copyJson } from './copy.js';
-import type { KubeObject } from './objects.js';
+import { controllerRef, type KubeObject } from './objects.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -157,8 +157,8 @@ export class ObjectStore {
       byController = new Map();
       this.controlled.set(key, byController);
     }
-    const before = previous && controllerUid(previous);
-    const after = stored && controllerUid(stored);
+    const before = controllerUid(previous);
+    const after = controllerUid(stored);
     if (before !== undefined && before !== after) {
       const owned = byController.get(before);
       owned?.delete(previous!.metadata.name);
@@ -214,8 +214,8 @@ export class ObjectStore {
   }
 }
 
-function controllerUid(obj: KubeObject): string | undefined {
-  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true)?.uid;
+function controllerUid(obj: KubeObject | undefined): string | undefined {
+  return obj === undefined ? undefined : controllerRef(obj)?.uid;
 }
 
 function byString(a: string, b: string): number {
