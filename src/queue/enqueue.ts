@@ -2,6 +2,7 @@ import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
 import type { Run } from './runs.js';
+import { SELECTOR_BACKOFF } from './selector-backoff.js';
 import type { SelectorJobData } from './selector-job.js';
 
 export interface EnqueueResult {
@@ -18,14 +19,15 @@ export interface EnqueueResult {
 }
 
 /**
- * Transient failures (API errors, lost workers) are retried with backoff before a job fails.
+ * Transient failures (API errors, lost workers) are retried with the worker's backoff
+ * (`selectorBackoff`: 1 s doubling to at most 30 s, jittered) before a job fails.
  * Finished jobs are removed once they are older than the retention period: the run markers, not
  * the jobs, make a repeated event a duplicate.
  */
 export function selectorJobOptions(retentionSeconds: number): JobsOptions {
   return {
     attempts: 8,
-    backoff: { type: 'exponential', delay: 1000 },
+    backoff: { type: SELECTOR_BACKOFF },
     removeOnComplete: { age: retentionSeconds },
     removeOnFail: { age: retentionSeconds },
   };
