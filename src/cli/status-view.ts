@@ -82,10 +82,28 @@ function jobState(view: DirectiveView, index: number): { state: string; failedRe
   return { state: view.status.podsBounced?.[index] ? 'completed' : 'not queued' };
 }
 
+/** The failed selector a later one waits behind: its chain goes on only if that job is retried. */
+function failedBefore(view: DirectiveView, index: number): number | undefined {
+  const failed = view.jobs.find((job) => job.selectorIndex < index && job.state === 'failed');
+  return failed?.selectorIndex;
+}
+
+function gateOf(view: DirectiveView, index: number, count: number, state: string): string {
+  const failed = state === 'waiting-children' ? failedBefore(view, index) : undefined;
+  if (failed !== undefined) return `stopped: selector ${failed + 1}/${count} failed`;
+  return JOB_GATES[state] ?? state;
+}
+
 function selectorLine(view: DirectiveView, index: number, count: number): SelectorLine {
   const { state, failedReason } = jobState(view, index);
   const chosen = view.status.podsBounced?.[index]?.bouncedPods?.length;
-  const line: SelectorLine = { index, count, chosen, gate: JOB_GATES[state] ?? state, state };
+  const line: SelectorLine = {
+    index,
+    count,
+    chosen,
+    gate: gateOf(view, index, count, state),
+    state,
+  };
   if (state === 'completed') line.bounced = chosen ?? 0;
   if (state === 'failed') line.gate = failedReason || view.status.error || 'failed';
   applyFacts(line, factsOf(readyMessage(view)));

@@ -45,8 +45,15 @@ export async function jobsOf(deps: AppDeps, run: Run): Promise<JobView[]> {
   return views.filter((view): view is JobView => view !== undefined);
 }
 
-/** Whether any job of the run has not ended yet. */
+/**
+ * Whether the run is still going: a job of it has not ended, and none has failed. The chain
+ * stops at a failed job: the later selectors' jobs stay in `waiting-children` (so that a retry of
+ * the failed one resumes the chain) but none of them runs unless it is retried. A run with a
+ * failed job ended FAILED, and every route sees it so: abort answers 409, GET says
+ * `inProgress: false`.
+ */
 export function inProgress(jobs: JobView[]): boolean {
+  if (jobs.some((job) => job.state === 'failed')) return false;
   return jobs.some((job) => UNFINISHED.has(job.state));
 }
 

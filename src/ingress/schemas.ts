@@ -90,6 +90,10 @@ export const DirectiveView = Type.Object(
     generation: Type.Integer(),
     issuedAt: Type.Optional(Type.String()),
     paused: Type.Boolean(),
+    inProgress: Type.Boolean({
+      description:
+        'Whether the latest run is still going: false once it FINISHED or FAILED (the jobs after a failed one wait in waiting-children for a retry, and run only then).',
+    }),
     status: Type.Object({}, open),
     jobs: Type.Array(JobView),
   },

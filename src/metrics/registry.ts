@@ -78,7 +78,12 @@ const JOB_STATES = [
   'completed',
   'failed',
 ] as const;
-/** Jobs a worker will take once they are due: what KEDA-style scaling looks at. */
+/**
+ * Jobs a worker will take once they are due: what KEDA-style scaling looks at. Not
+ * `waiting-children`: a later selector there needs no worker until the one before it completes,
+ * and one behind a failed selector runs only if that job is retried (else it is removed with it
+ * after RETENTION_DAYS). `pod_bouncer_jobs{state="waiting-children"}` counts both kinds.
+ */
 const DEPTH_STATES = ['waiting', 'prioritized', 'delayed'] as const;
 
 /** What a scrape reads of a queue. */
@@ -114,7 +119,7 @@ export const jobs = new Gauge({
 
 export const queueDepth = new Gauge({
   name: 'pod_bouncer_queue_depth',
-  help: 'Selector jobs waiting for a worker: waiting, prioritized and delayed (re-checks included).',
+  help: 'Selector jobs a worker will take once due: waiting, prioritized and delayed (re-checks and retry backoffs included). Not counted: later selectors in waiting-children, whether waiting for the selector before them or held behind a failed one until it is retried or removed with it after RETENTION_DAYS (see pod_bouncer_jobs).',
   registers: [registry],
   async collect(): Promise<void> {
     this.reset();

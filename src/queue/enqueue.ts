@@ -2,6 +2,7 @@ import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
 import type { Run } from './runs.js';
+import { SELECTOR_BACKOFF } from './selector-backoff.js';
 import type { SelectorJobData } from './selector-job.js';
 
 export interface EnqueueResult {
@@ -18,16 +19,20 @@ export interface EnqueueResult {
 }
 
 /**
- * Transient failures (API errors, lost workers) are retried with backoff before a job fails.
- * Finished jobs are removed once they are older than the retention period: the run markers, not
- * the jobs, make a repeated event a duplicate.
+ * Transient failures (API errors, lost workers) are retried with the worker's backoff
+ * (`selectorBackoff`: 1 s doubling to at most 30 s, jittered) before a job fails.
+ * Completed jobs are removed once they are older than the retention period: the run markers, not
+ * the jobs, make a repeated event a duplicate. A failed job is kept, with the later selectors
+ * waiting on it, until the worker's sweep removes them all together after the retention period
+ * (`removeFailedRuns`): BullMQ's removal by age would move the next selector to `wait`, and the
+ * rest of a run that failed long ago would start.
  */
 export function selectorJobOptions(retentionSeconds: number): JobsOptions {
   return {
     attempts: 8,
-    backoff: { type: 'exponential', delay: 1000 },
+    backoff: { type: SELECTOR_BACKOFF },
     removeOnComplete: { age: retentionSeconds },
-    removeOnFail: { age: retentionSeconds },
+    removeOnFail: false,
   };
 }
 

@@ -1,11 +1,12 @@
-import type { Worker } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { sharedWatchCaches } from '../kube/watch-caches.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
+import { FailedRunSweeper } from '../queue/failed-runs.js';
 import { QUEUE_NAME } from '../queue/names.js';
-import { reportOutages } from '../queue/redis-watch.js';
+import { queueErrorListener, reportOutages } from '../queue/redis-watch.js';
 import { latestRun } from '../queue/runs.js';
 import { Notifier, startNotifyWorker } from '../notify/notifier.js';
 import { StatusReporter } from '../status/reporter.js';
@@ -19,6 +20,8 @@ export interface WorkRole extends Role {
   worker: Worker;
   /** The worker's watch-driven wake-ups (counted, for tests and benchmarks). */
   wakeups: Wakeups;
+  /** Removes failed runs' jobs once they outlive RETENTION_DAYS. */
+  failedRuns: FailedRunSweeper;
 }
 
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
@@ -70,6 +73,14 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       lockMs: config.jobLockMs,
     },
   );
+  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
+  queue.on('error', queueErrorListener(log, 'queue'));
+  const failedRuns = new FailedRunSweeper(
+    queue,
+    config.retentionDays * 86_400_000,
+    log.child({ component: 'retention' }),
+  );
+  failedRuns.start();
   log.info(
     { concurrency: config.workerConcurrency, queue: QUEUE_NAME, prefix: config.queuePrefix },
     'worker started',
@@ -77,8 +88,11 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   return {
     worker,
     wakeups,
+    failedRuns,
     async close(): Promise<void> {
+      failedRuns.close();
       await worker.close();
+      await queue.close();
       await Promise.allSettled([delivery?.close(), notifier?.close()]);
       wakeups.close();
       await caches.close();

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { observeSelectorEnd } from '../metrics/workflow.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import { queueErrorListener } from '../queue/redis-watch.js';
+import { selectorBackoff } from '../queue/selector-backoff.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { WorkflowDeps } from './context.js';
 import { createSelectorProcessor, runOf, type SelectorResult } from './processor.js';
@@ -13,12 +14,6 @@ export interface WorkerOptions {
   concurrency: number;
   /** A killed worker's job is picked up by another run after about this long. */
   lockMs: number;
-}
-
-/** Backoff for transient failures: exponential from 1 s, capped at 30 s, with jitter. */
-function backoff(attemptsMade: number): number {
-  const base = Math.min(30_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));
-  return Math.round(base / 2 + Math.random() * (base / 2));
 }
 
 /**
@@ -40,7 +35,8 @@ export function startWorker(
       stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
       // Steps are idempotent, so a job whose worker died is safe to run again several times.
       maxStalledCount: 5,
-      settings: { backoffStrategy: backoff },
+      // BullMQ calls it for the selector jobs' own backoff type, never for one of its built-in types.
+      settings: { backoffStrategy: (attemptsMade: number) => selectorBackoff(attemptsMade) },
     },
   );
   // A lost Redis is reported once by the connection's owner; its retries stay at debug.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abortKey } from '../../src/queue/names.js';
 import {
   directive,
+  eventually,
   startHarness,
   stuckMesh,
   TOKEN,
@@ -84,5 +85,35 @@ describe('pause, resume, abort and retry of a directive', () => {
     const retried = await call('POST', '/v1/directives/istio-system/stuck/retry');
     expect(retried.status).toBe(202);
     expect(await h.serve.redis.exists(key)).toBe(0);
+  });
+
+  it('answers 409 to an abort of a run that ended FAILED, while its later selectors still wait', async () => {
+    const path = '/v1/directives/istio-system/stuck';
+    const states = async (): Promise<string[]> =>
+      (await call('GET', path)).body.jobs.map((job: any) => job.state);
+    // The run retried above is going again: aborted once more, it ends FAILED.
+    await eventually('the retried job to run again', async () =>
+      (await states())[0] !== 'failed' ? true : undefined,
+    );
+    expect((await call('POST', `${path}/abort`)).status).toBe(202);
+    await waitForState(h, 'istio-system', 'stuck', 'FAILED', 30_000);
+    // The second selector is still in waiting-children (a retry of the first resumes it)...
+    await eventually('the first job failed', async () =>
+      (await states())[0] === 'failed' ? true : undefined,
+    );
+    expect(await states()).toEqual(['failed', 'waiting-children']);
+    // ...but the run is over: a second abort has nothing to end, and GET says so.
+    const again = await call('POST', `${path}/abort`);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      error: 'conflict',
+      message: expect.stringMatching(
+        /^istio-system\/stuck \(generation \d+, run \d+\) is not in progress\.$/,
+      ),
+    });
+    expect((await call('GET', path)).body.inProgress).toBe(false);
+    // A retry still resumes it, and then it is in progress again.
+    expect((await call('POST', `${path}/retry`)).status).toBe(202);
+    expect((await call('GET', path)).body.inProgress).toBe(true);
   });
 });

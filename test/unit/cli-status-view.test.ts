@@ -58,12 +58,17 @@ describe('status lines', () => {
           state: 'failed',
           failedReason: 'timed out after 600s waiting for replicas',
         },
+        { selectorIndex: 2, state: 'waiting-children' },
       ],
     };
     const lines = renderStatus(view, false);
     expect(lines[0]).toMatch(/FAILED {2}generation 3 {2}— selector 1: timed out/);
     expect(lines[2]).toBe(
-      'selector 2/2  bounced -/-  ready -/-  failed  timed out after 600s waiting for replicas',
+      'selector 2/3  bounced -/-  ready -/-  failed  timed out after 600s waiting for replicas',
+    );
+    // It waits for a retry of the failed one, not for its turn.
+    expect(lines[3]).toBe(
+      'selector 3/3  bounced -/-  ready -/-  waiting-children  stopped: selector 2/3 failed',
     );
   });
 });

@@ -33,7 +33,8 @@ function pausedView(directive: Directive): Static<typeof PausedBody> {
 /**
  * Ends the latest run: the abort key tells the worker (before each batch and at each re-check);
  * the run's delayed job, if any, is promoted so the worker sees it now rather than at its next
- * re-check. 409 when no job of the run is still to run.
+ * re-check. 409 when the run is not in progress (`inProgress`): finished, or stopped at a failed
+ * job, an aborted one included, until that job is retried.
  */
 async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof AbortedBody>> {
   const directive = await deps.kube.getDirective(params);

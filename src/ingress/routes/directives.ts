@@ -6,7 +6,7 @@ import { guard } from '../auth.js';
 import { assertNamespaceAllowed } from '../bounds.js';
 import { HttpProblem } from '../http-errors.js';
 import { inRedis } from '../ingest.js';
-import { currentRun, jobsOf, runName } from '../run-jobs.js';
+import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
 import { DirectiveParams, DirectiveView, errorResponses, RetriedBody } from '../schemas.js';
 import type { RouteOptions } from './events.js';
 
@@ -30,13 +30,15 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       const directive = await deps.kube.getDirective(request.params);
       const run = await currentRun(deps, directive);
       const issuedAt = run.issuedAt ?? directive.status?.issuedAt ?? undefined;
+      const jobs = await jobsOf(deps, run);
       return {
         directive: directiveKey(directive.metadata),
         generation: directive.metadata.generation,
         ...(issuedAt !== undefined ? { issuedAt } : {}),
         paused: isPaused(directive),
+        inProgress: inProgress(jobs),
         status: directive.status ?? {},
-        jobs: await jobsOf(deps, run),
+        jobs,
       };
     },
   );
