@@ -1,7 +1,7 @@
 /**
  * Configuration, read once from the environment at start-up and frozen.
  * Nothing else in the code base reads `process.env`: a bad value stops the process here with one
- * sentence that names the variable.
+ * sentence that names the variable. Each variable is declared once, in config/variables.ts.
  */
 
 import {
@@ -10,8 +10,21 @@ import {
   type RedisTopology,
 } from './queue/redis-topology.js';
 
-import { BOUNCE_MODES, type BounceMode } from './directive/types.js';
+import type { BounceMode } from './directive/types.js';
 import { parseMaxUnavailable, type MaxUnavailable } from './directive/max-unavailable.js';
+import {
+  ConfigError,
+  defaultText,
+  readChoice,
+  readFlag,
+  readInteger,
+  readList,
+  readSetting,
+  readText,
+} from './config/environment.js';
+import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
+
+export { ConfigError } from './config/environment.js';
 
 export type { BounceMode } from './directive/types.js';
 
@@ -44,6 +57,8 @@ export interface Config {
   readonly jobLockMs: number;
   /** Namespaces selectors and inline directives may touch; undefined: every namespace. */
   readonly allowedNamespaces: readonly string[] | undefined;
+  /** ALLOWED_NAMESPACES=* : every namespace, chosen explicitly (no warning at start-up). */
+  readonly everyNamespaceChosen: boolean;
   /** False refuses the inline form of the native body (403). */
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
@@ -70,41 +85,10 @@ export interface AuthConfig {
   readonly allowedServiceAccounts: readonly string[];
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 type Env = Record<string, string | undefined>;
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function integer(env: Env, name: string, fallback: number, range: [number, number]): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  const [min, max] = range;
-  if (!/^-?\d+$/.test(raw) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!allowed.includes(raw as T)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
-  }
-  return raw as T;
-}
-
 function maxUnavailable(env: Env): MaxUnavailable {
-  const raw = read(env, 'DEFAULT_MAX_UNAVAILABLE') ?? '25%';
+  const raw = readText(env, 'DEFAULT_MAX_UNAVAILABLE') ?? defaultText('DEFAULT_MAX_UNAVAILABLE');
   const parsed = parseMaxUnavailable(/^\d+$/.test(raw) ? Number(raw) : raw);
   if (parsed === undefined) {
     throw new ConfigError(
@@ -114,25 +98,22 @@ function maxUnavailable(env: Env): MaxUnavailable {
   return parsed;
 }
 
-function list(env: Env, name: string): string[] {
-  return (read(env, name) ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+function url(env: Env, name: string, protocols: readonly string[], message: string): string | undefined {
+  const raw = readText(env, name);
+  if (raw === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === undefined || !protocols.includes(protocol)) throw new ConfigError(message);
+  return raw;
 }
 
 function redisUrl(env: Env): string {
-  const raw = read(env, 'REDIS_URL') ?? 'redis://127.0.0.1:6379';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL.');
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL.');
-  }
-  return raw;
+  const message = 'REDIS_URL must be a redis:// or rediss:// URL.';
+  return url(env, 'REDIS_URL', ['redis:', 'rediss:'], message) ?? defaultText('REDIS_URL');
 }
 
 function queuePrefix(env: Env): string {
@@ -141,7 +122,7 @@ function queuePrefix(env: Env): string {
   if (env.QUEUE_PREFIX !== undefined && env.QUEUE_PREFIX.trim() === '') {
     throw new ConfigError('QUEUE_PREFIX is set but empty; remove it or give it a value.');
   }
-  const prefix = read(env, 'QUEUE_PREFIX') ?? 'pod-bouncer';
+  const prefix = readText(env, 'QUEUE_PREFIX') ?? defaultText('QUEUE_PREFIX');
   // BullMQ joins keys with ':'; a colon in the prefix would make keys ambiguous.
   if (!/^[A-Za-z0-9_{}.-]+$/.test(prefix)) {
     throw new ConfigError(
@@ -161,7 +142,7 @@ function redisTopology(env: Env, prefix: string): RedisTopology {
 }
 
 function standardSecret(env: Env): Buffer | undefined {
-  const raw = read(env, 'WEBHOOK_STANDARD_SECRET');
+  const raw = readText(env, 'WEBHOOK_STANDARD_SECRET');
   if (raw === undefined) return undefined;
   const encoded = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : '';
   const key = Buffer.from(encoded, 'base64');
@@ -174,17 +155,13 @@ function standardSecret(env: Env): Buffer | undefined {
 }
 
 function authConfig(env: Env): AuthConfig {
-  const mode = read(env, 'WEBHOOK_AUTH');
-  if (mode !== undefined && mode !== 'none') {
-    throw new ConfigError(`WEBHOOK_AUTH accepts only "none", not "${mode}".`);
-  }
   const auth: AuthConfig = {
-    none: mode === 'none',
-    tokens: list(env, 'WEBHOOK_TOKENS'),
-    hmacSecret: read(env, 'WEBHOOK_HMAC_SECRET'),
+    none: readChoice(env, 'WEBHOOK_AUTH') === 'none',
+    tokens: readList(env, 'WEBHOOK_TOKENS') ?? [],
+    hmacSecret: readText(env, 'WEBHOOK_HMAC_SECRET'),
     standardSecret: standardSecret(env),
-    tokenReviewAudience: read(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
-    allowedServiceAccounts: list(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS'),
+    tokenReviewAudience: readText(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
+    allowedServiceAccounts: readList(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS') ?? [],
   };
   for (const account of auth.allowedServiceAccounts) {
     if (!/^[a-z0-9.-]+:[a-z0-9.-]+$/.test(account)) {
@@ -213,8 +190,8 @@ export function hasAuthMode(auth: AuthConfig): boolean {
 }
 
 function dashboard(env: Env): Config['dashboard'] {
-  const user = read(env, 'DASHBOARD_USER');
-  const password = read(env, 'DASHBOARD_PASSWORD');
+  const user = readText(env, 'DASHBOARD_USER');
+  const password = readText(env, 'DASHBOARD_PASSWORD');
   if ((user === undefined) !== (password === undefined)) {
     throw new ConfigError('DASHBOARD_USER and DASHBOARD_PASSWORD must be set together.');
   }
@@ -222,34 +199,35 @@ function dashboard(env: Env): Config['dashboard'] {
 }
 
 function httpUrl(env: Env, name: string): string | undefined {
-  const raw = read(env, name);
-  if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new ConfigError(`${name} must be an http:// or https:// URL, not "${raw}".`);
-  }
-  return raw;
+  const raw = readText(env, name);
+  const message = `${name} must be an http:// or https:// URL, not "${raw}".`;
+  return url(env, name, ['http:', 'https:'], message);
 }
 
 function notify(env: Env): NotifyConfig | undefined {
-  const format = oneOf(env, 'NOTIFY_FORMAT', ['cloudevents', 'slack'] as const, 'cloudevents');
-  const url = httpUrl(env, 'NOTIFY_URL') ?? httpUrl(env, 'K_SINK');
-  return url === undefined ? undefined : { url, format };
+  const format = readSetting<NotifyConfig['format']>(env, 'NOTIFY_FORMAT');
+  const target = httpUrl(env, 'NOTIFY_URL') ?? httpUrl(env, 'K_SINK');
+  return target === undefined ? undefined : { url: target, format };
 }
 
+/** ALLOWED_NAMESPACES: undefined (every namespace) when unset or `*`, else the names. */
 function allowedNamespaces(env: Env): readonly string[] | undefined {
-  if (read(env, 'ALLOWED_NAMESPACES') === undefined) return undefined;
-  const names = list(env, 'ALLOWED_NAMESPACES');
+  const names = readList(env, 'ALLOWED_NAMESPACES');
+  if (names === undefined) return undefined;
   if (names.length === 0) {
     throw new ConfigError('ALLOWED_NAMESPACES must name at least one namespace when it is set.');
   }
+  if (names.includes(EVERY_NAMESPACE)) {
+    if (names.length > 1) {
+      throw new ConfigError(
+        'ALLOWED_NAMESPACES must be either * (every namespace) or a list of namespaces, not both.',
+      );
+    }
+    return undefined;
+  }
+  const pattern = new RegExp(NAMESPACE_PATTERN);
   for (const name of names) {
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
+    if (!pattern.test(name)) {
       throw new ConfigError(
         `ALLOWED_NAMESPACES must be a comma-separated list of namespace names, not "${name}".`,
       );
@@ -258,41 +236,38 @@ function allowedNamespaces(env: Env): readonly string[] | undefined {
   return Object.freeze([...new Set(names)]);
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  return oneOf(env, name, ['true', 'false'] as const, fallback ? 'true' : 'false') === 'true';
-}
-
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const logLevel = readSetting(env, 'LOG_LEVEL');
   const prefix = queuePrefix(env);
   const config: Config = {
-    port: integer(env, 'PORT', 8080, [0, 65535]),
-    host: read(env, 'HOST') ?? '0.0.0.0',
+    port: readInteger(env, 'PORT'),
+    host: readText(env, 'HOST') ?? defaultText('HOST'),
     redisUrl: redisUrl(env),
     queuePrefix: prefix,
     redis: redisTopology(env, prefix),
-    kubeconfig: read(env, 'KUBECONFIG'),
-    kubeContext: read(env, 'KUBE_CONTEXT'),
+    kubeconfig: readText(env, 'KUBECONFIG'),
+    kubeContext: readText(env, 'KUBE_CONTEXT'),
     auth: authConfig(env),
     dashboard: dashboard(env),
-    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 10, [1, 1000]),
-    pollIntervalMs: integer(env, 'POLL_INTERVAL_MS', 1000, [10, 3_600_000]),
-    readinessTimeoutSeconds: integer(env, 'READINESS_TIMEOUT_SECONDS', 600, [1, 86_400]),
-    rootCertSyncTimeoutSeconds: integer(env, 'ROOT_CERT_SYNC_TIMEOUT_SECONDS', 600, [1, 86_400]),
-    bounceMode: oneOf(env, 'BOUNCE_MODE', BOUNCE_MODES, 'evict'),
+    workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY'),
+    pollIntervalMs: readInteger(env, 'POLL_INTERVAL_MS'),
+    readinessTimeoutSeconds: readInteger(env, 'READINESS_TIMEOUT_SECONDS'),
+    rootCertSyncTimeoutSeconds: readInteger(env, 'ROOT_CERT_SYNC_TIMEOUT_SECONDS'),
+    bounceMode: readSetting<BounceMode>(env, 'BOUNCE_MODE'),
     defaultMaxUnavailable: maxUnavailable(env),
-    kubeQps: integer(env, 'KUBE_QPS', 50, [1, 100_000]),
-    kubeBurst: integer(env, 'KUBE_BURST', 100, [1, 100_000]),
+    kubeQps: readInteger(env, 'KUBE_QPS'),
+    kubeBurst: readInteger(env, 'KUBE_BURST'),
     logLevel,
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, [1024, 64 * 1_048_576]),
-    bodyTimeoutSeconds: integer(env, 'BODY_TIMEOUT_SECONDS', 10, [1, 600]),
-    jobLockMs: integer(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
+    bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES'),
+    bodyTimeoutSeconds: readInteger(env, 'BODY_TIMEOUT_SECONDS'),
+    jobLockMs: readInteger(env, 'JOB_LOCK_MS'),
     notify: notify(env),
     allowedNamespaces: allowedNamespaces(env),
-    inlineDirectives: flag(env, 'INLINE_DIRECTIVES', true),
-    maxSelectors: integer(env, 'MAX_SELECTORS', 64, [1, 10_000]),
-    retentionDays: integer(env, 'RETENTION_DAYS', 30, [1, 3650]),
+    everyNamespaceChosen: readText(env, 'ALLOWED_NAMESPACES') === EVERY_NAMESPACE,
+    inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
+    maxSelectors: readInteger(env, 'MAX_SELECTORS'),
+    retentionDays: readInteger(env, 'RETENTION_DAYS'),
   };
   return Object.freeze(config);
 }

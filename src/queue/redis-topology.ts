@@ -1,5 +1,8 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 
+import { defaultText } from '../config/environment.js';
+import { variable } from '../config/variables.js';
+
 /**
  * Where the queue lives: one Redis (`REDIS_URL`), a Sentinel-watched primary (`REDIS_SENTINELS`)
  * or a Redis Cluster (`REDIS_CLUSTER_NODES`). Parsed once at start-up by `loadConfig`; the
@@ -71,7 +74,7 @@ function hostPorts(env: Env, name: string): HostPort[] | undefined {
 }
 
 function auth(env: Env): RedisAuth {
-  const tls = read(env, 'REDIS_TLS') ?? 'false';
+  const tls = read(env, 'REDIS_TLS') ?? String(variable('REDIS_TLS').default);
   if (tls !== 'true' && tls !== 'false') {
     throw new RedisSettingError(`REDIS_TLS must be true or false, not "${tls}".`);
   }
@@ -83,7 +86,7 @@ function auth(env: Env): RedisAuth {
 }
 
 function standalone(env: Env): StandaloneTopology {
-  const url = read(env, 'REDIS_URL') ?? 'redis://127.0.0.1:6379';
+  const url = read(env, 'REDIS_URL') ?? defaultText('REDIS_URL');
   let protocol: string;
   try {
     protocol = new URL(url).protocol;

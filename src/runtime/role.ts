@@ -9,9 +9,12 @@ export interface Role {
   close(): Promise<void>;
 }
 
-/** Without ALLOWED_NAMESPACES a credential may bounce anything the worker's RBAC reaches: say so. */
+/**
+ * Without ALLOWED_NAMESPACES a credential may bounce anything the worker's RBAC reaches: say so,
+ * unless every namespace was chosen explicitly (`*`).
+ */
 export function warnIfEveryNamespace(config: Config, log: Logger): void {
-  if (config.allowedNamespaces !== undefined) return;
+  if (config.allowedNamespaces !== undefined || config.everyNamespaceChosen) return;
   log.warn(
     'ALLOWED_NAMESPACES is not set: directives may bounce pods in every namespace the worker can reach',
   );

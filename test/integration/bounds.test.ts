@@ -26,7 +26,9 @@ function addApp(h: Harness, namespace: string): void {
 describe('what a credential may do', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('bounds', { env: { ALLOWED_NAMESPACES: 'allowed, mesh' } });
+    h = await startHarness('bounds', {
+      env: { ALLOWED_NAMESPACES: 'allowed, mesh', MAX_SELECTORS: '64' },
+    });
     addApp(h, 'allowed');
     addApp(h, 'other');
   });

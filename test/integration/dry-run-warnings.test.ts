@@ -12,7 +12,7 @@ const ROOT_SYNC = {
 describe('?dryRun=true warnings and bounds', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('dryrun-warn', { worker: false });
+    h = await startHarness('dryrun-warn', { worker: false, env: { MAX_SELECTORS: '64' } });
     h.sim.addWorkload({
       namespace: 'bookinfo',
       name: 'reviews',

@@ -41,7 +41,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({
       allowedNamespaces: undefined,
       inlineDirectives: true,
-      maxSelectors: 64,
+      maxSelectors: 1000,
       retentionDays: 30,
     });
     const config = loadConfig({
@@ -56,7 +56,14 @@ describe('loadConfig', () => {
       maxSelectors: 8,
       retentionDays: 7,
     });
+    // Every namespace, chosen explicitly: no list, and no warning at start-up.
+    expect(loadConfig({ ALLOWED_NAMESPACES: ' * ' })).toMatchObject({
+      allowedNamespaces: undefined,
+      everyNamespaceChosen: true,
+    });
+    expect(loadConfig({})).toMatchObject({ everyNamespaceChosen: false });
     const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ ALLOWED_NAMESPACES: '*,bookinfo' }, /^ALLOWED_NAMESPACES must be either \* .* not both/],
       [{ ALLOWED_NAMESPACES: 'Kube_System' }, /^ALLOWED_NAMESPACES must be .*"Kube_System"/],
       [{ ALLOWED_NAMESPACES: ',' }, /^ALLOWED_NAMESPACES must name at least one namespace/],
       [{ INLINE_DIRECTIVES: 'no' }, /^INLINE_DIRECTIVES must be one of true, false/],
