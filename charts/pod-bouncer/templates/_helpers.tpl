@@ -80,8 +80,8 @@ app.kubernetes.io/part-of: pod-bouncer
 {{/* Checks that cannot be said in values.schema.json, with a sentence naming the values. */}}
 {{- define "pod-bouncer.validate" -}}
 {{- $auth := .Values.auth -}}
-{{- if not (or $auth.none $auth.tokensSecret.name $auth.hmacSecret.name $auth.tokenReview.audience) -}}
-{{- fail "auth: set auth.tokensSecret.name, auth.hmacSecret.name or auth.tokenReview.audience, or auth.none=true to accept unauthenticated events explicitly." -}}
+{{- if not (or $auth.none $auth.tokensSecret.name $auth.hmacSecret.name $auth.standardSecret.name $auth.tokenReview.audience) -}}
+{{- fail "auth: set auth.tokensSecret.name, auth.hmacSecret.name, auth.standardSecret.name or auth.tokenReview.audience, or auth.none=true to accept unauthenticated events explicitly." -}}
 {{- end -}}
 {{- if and $auth.tokenReview.audience (not $auth.tokenReview.allowedServiceAccounts) -}}
 {{- fail "auth.tokenReview.allowedServiceAccounts must list the namespace:name service accounts allowed when auth.tokenReview.audience is set." -}}
@@ -196,41 +196,22 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
   value: {{ .Values.notifications.format | quote }}
 {{- end -}}
 
-{{/* What both roles read: queue, Kubernetes client, workflow settings. */}}
+{{/*
+What both roles read: Redis, notifications, and every key of .Values.config as its variable
+(workerConcurrency is WORKER_CONCURRENCY, a list is joined with commas, an empty value is left
+unset). Keys and defaults are the program's own, checked by the chart test.
+*/}}
 {{- define "pod-bouncer.commonEnv" -}}
-{{- $c := .Values.config -}}
 {{ include "pod-bouncer.redisEnv" . }}
-- name: QUEUE_PREFIX
-  value: {{ $c.queuePrefix | quote }}
-- name: WORKER_CONCURRENCY
-  value: {{ $c.workerConcurrency | quote }}
-- name: POLL_INTERVAL_MS
-  value: {{ $c.pollIntervalMs | quote }}
-- name: READINESS_TIMEOUT_SECONDS
-  value: {{ $c.readinessTimeoutSeconds | quote }}
-- name: ROOT_CERT_SYNC_TIMEOUT_SECONDS
-  value: {{ $c.rootCertSyncTimeoutSeconds | quote }}
-- name: BOUNCE_MODE
-  value: {{ $c.bounceMode | quote }}
-- name: KUBE_QPS
-  value: {{ $c.kubeQps | quote }}
-- name: KUBE_BURST
-  value: {{ $c.kubeBurst | quote }}
-- name: LOG_LEVEL
-  value: {{ $c.logLevel | quote }}
-- name: JOB_LOCK_MS
-  value: {{ $c.jobLockMs | quote }}
-{{- include "pod-bouncer.notifyEnv" . }}
-{{- with $c.allowedNamespaces }}
-- name: ALLOWED_NAMESPACES
-  value: {{ join "," . | quote }}
+{{- range $key, $value := .Values.config }}
+{{- if or (kindIs "bool" $value) (not (empty $value)) }}
+{{- /* Helm reads YAML numbers as floats: 1048576 would print as 1.048576e+06. */}}
+{{- $text := ternary (int64 $value) $value (kindIs "float64" $value) }}
+- name: {{ $key | snakecase | upper }}
+  value: {{ join "," $text | quote }}
 {{- end }}
-- name: INLINE_DIRECTIVES
-  value: {{ $c.inlineDirectives | quote }}
-- name: MAX_SELECTORS
-  value: {{ $c.maxSelectors | quote }}
-- name: RETENTION_DAYS
-  value: {{ $c.retentionDays | quote }}
+{{- end }}
+{{- include "pod-bouncer.notifyEnv" . }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -240,8 +221,6 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
 {{- define "pod-bouncer.apiEnv" -}}
 {{- $auth := .Values.auth -}}
 {{ include "pod-bouncer.commonEnv" . }}
-- name: BODY_LIMIT_BYTES
-  value: {{ .Values.config.bodyLimitBytes | quote }}
 {{- if $auth.none }}
 - name: WEBHOOK_AUTH
   value: none
@@ -259,6 +238,13 @@ password, if any, is spliced in by Kubernetes from REDIS_PASSWORD, which must co
     secretKeyRef:
       name: {{ $auth.hmacSecret.name }}
       key: {{ $auth.hmacSecret.key }}
+{{- end }}
+{{- if $auth.standardSecret.name }}
+- name: WEBHOOK_STANDARD_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ $auth.standardSecret.name }}
+      key: {{ $auth.standardSecret.key }}
 {{- end }}
 {{- if $auth.tokenReview.audience }}
 - name: WEBHOOK_TOKENREVIEW_AUDIENCE

