@@ -56,40 +56,52 @@ function basicAuthGuard(credentials: DashboardCredentials) {
  * Writes the dashboard may make: retrying failed jobs, promoting a delayed job (an early re-check)
  * and pausing or resuming the queue. Adding, editing, cleaning or removing jobs is refused: a
  * job's data names the pods it bounces, so editing it would bounce arbitrary pods, and removing
- * one would leave its directive without an ending. Retrying completed jobs is refused too (it
- * would bounce their pods again).
+ * one would leave its directive without an ending. Retrying a completed job is refused too (it
+ * would bounce its pods again): bull-board retries completed jobs on the same route whatever
+ * `allowCompletedRetries` says (that option only hides the button), so the job's state decides.
  *
  * Keyed by method and the route that matched (bull-board's pattern), never by the raw URL: what
  * runs is what the router chose, whatever `#`, `?`, `%2F` or `//` the URL carries. The UI shows
  * only these controls (dashboard-ui-edits.ts): a change here is a change there.
  */
-type ParamsCheck = (params: Record<string, string>) => boolean;
-const ALLOWED_WRITES: ReadonlyMap<string, ParamsCheck> = new Map<string, ParamsCheck>([
-  ['PUT /api/queues/:queueName/:jobId/retry', () => true],
-  ['PUT /api/queues/:queueName/:jobId/promote', () => true],
-  ['PUT /api/queues/:queueName/retry/:queueStatus', (params) => params.queueStatus === 'failed'],
-  ['PUT /api/queues/:queueName/promote', () => true],
-  ['PUT /api/queues/:queueName/pause', () => true],
-  ['PUT /api/queues/:queueName/resume', () => true],
-  ['PUT /api/queues/pause', () => true],
-  ['PUT /api/queues/resume', () => true],
+type Params = Record<string, string>;
+type WriteCheck = (params: Params, jobState: (id: string) => Promise<string>) => Promise<boolean>;
+const always: WriteCheck = async () => true;
+const ALLOWED_WRITES: ReadonlyMap<string, WriteCheck> = new Map<string, WriteCheck>([
+  [
+    'PUT /api/queues/:queueName/:jobId/retry',
+    async (params, jobState) => (await jobState(params.jobId ?? '')) === 'failed',
+  ],
+  ['PUT /api/queues/:queueName/:jobId/promote', always],
+  [
+    'PUT /api/queues/:queueName/retry/:queueStatus',
+    async (params) => params.queueStatus === 'failed',
+  ],
+  ['PUT /api/queues/:queueName/promote', always],
+  ['PUT /api/queues/:queueName/pause', always],
+  ['PUT /api/queues/:queueName/resume', always],
+  ['PUT /api/queues/pause', always],
+  ['PUT /api/queues/resume', always],
 ]);
 
-/** Whether the matched route (and its parameters) is a read or an allowed write. */
-export function dashboardAllows(request: FastifyRequest): boolean {
+/** Whether the matched route (its parameters, and the job's state) is a read or an allowed write. */
+export async function dashboardAllows(
+  request: FastifyRequest,
+  jobState: (id: string) => Promise<string>,
+): Promise<boolean> {
   if (request.method === 'GET' || request.method === 'HEAD') return true;
   const route = request.routeOptions.url ?? '';
   if (!route.startsWith(`${DASHBOARD_PATH}/`)) return false;
   const allowed = ALLOWED_WRITES.get(`${request.method} ${route.slice(DASHBOARD_PATH.length)}`);
-  return allowed?.((request.params ?? {}) as Record<string, string>) === true;
+  return allowed !== undefined && (await allowed((request.params ?? {}) as Params, jobState));
 }
 
-function actionGuard() {
+function actionGuard(jobState: (id: string) => Promise<string>) {
   return async (
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
-    if (dashboardAllows(request)) return undefined;
+    if (await dashboardAllows(request, jobState)) return undefined;
     request.log.info(
       { method: request.method, route: request.routeOptions.url },
       'dashboard write refused',
@@ -97,7 +109,7 @@ function actionGuard() {
     return reply.code(403).type('application/json').send({
       error: 'forbidden',
       message:
-        'The dashboard may retry failed jobs, promote, pause and resume; adding, editing, cleaning or removing jobs is not allowed.',
+        'The dashboard may retry failed jobs, promote, pause and resume; adding, editing, cleaning or removing jobs, and retrying completed ones, is not allowed.',
     });
   };
 }
@@ -131,8 +143,10 @@ function tolerantJsonParser(app: FastifyInstance): void {
  */
 export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials) {
   return async (app: FastifyInstance): Promise<void> => {
+    const bounceQueue = await deps.queues.queue();
+    const jobState = (id: string): Promise<string> => bounceQueue.getJobState(id);
     app.addHook('onRequest', basicAuthGuard(credentials));
-    app.addHook('onRequest', actionGuard());
+    app.addHook('onRequest', actionGuard(jobState));
     tolerantJsonParser(app);
     const serverAdapter = new FastifyAdapter().setBasePath(DASHBOARD_PATH);
     // bull-board 9.10 has no per-action switch: readOnlyMode would hide Retry and pause too.
@@ -144,7 +158,7 @@ export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials
       displayName: 'bounce',
       description: 'One job per selector of a directive generation, run in spec order.',
     };
-    const queue = new BullMQAdapter(await deps.queues.queue(), options);
+    const queue = new BullMQAdapter(bounceQueue, options);
     queue.setFormatter('name', (job: { name?: string; data?: Partial<SelectorJobData> }) =>
       selectorJobLabel(job.name ?? '', job.data),
     );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
 const USER = 'ops';
@@ -109,5 +109,44 @@ describe('the dashboard write guard decides on the route that matched', () => {
       expect(answer.status, path).toBeLessThan(300);
     }
     expect(await h.serve.queue.isPaused()).toBe(false);
+  });
+});
+
+describe('the dashboard retries failed jobs only', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('dash-retry', {
+      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+    });
+  });
+  afterAll(async () => h.close());
+
+  it('refuses to retry a completed selector job, which would bounce its pods again', async () => {
+    h.sim.addWorkload({
+      namespace: 'istio-system',
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('istio-system', 'done', [{ namespace: 'istio-system', labels: { app: 'istiod' } }]),
+    );
+    const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'done' } });
+    expect(accepted.status).toBe(202);
+    await waitForState(h, 'istio-system', 'done', 'FINISHED');
+    const [jobId] = accepted.body.jobIds as string[];
+    expect(await h.serve.queue.getJobState(jobId!)).toBe('completed');
+    const bounces = h.sim.requests().filter((r) => r.method === 'POST' || r.method === 'DELETE');
+
+    const path = `/admin/queues/api/queues/bounce/${jobId}/retry`;
+    const answer = await rawRequest(h.serve.url, 'PUT', path, AUTH, '{}');
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'forbidden' });
+    // Nothing ran again: the job is still completed and no pod was sent anything more.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await h.serve.queue.getJobState(jobId!)).toBe('completed');
+    const after = h.sim.requests().filter((r) => r.method === 'POST' || r.method === 'DELETE');
+    expect(after.length).toBe(bounces.length);
   });
 });
