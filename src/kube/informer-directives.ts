@@ -54,6 +54,15 @@ export class DirectiveCache {
     return this.watches.ready('directives', namespace);
   }
 
+  /**
+   * Whether the directive exists, as the namespace's watch sees it (the watch is started if it
+   * was not); undefined while that watch cannot list.
+   */
+  async exists(ref: ObjectRef): Promise<boolean | undefined> {
+    if (!(await this.ready(ref.namespace))) return undefined;
+    return this.peek(ref) !== undefined;
+  }
+
   /** The directive as cached, or undefined on a miss or while the watch is not synced. */
   peek(ref: ObjectRef): Directive | undefined {
     const informer = this.watches.synced('directives', ref.namespace);

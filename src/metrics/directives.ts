@@ -1,6 +1,7 @@
 import type { DirectiveState } from '../directive/types.js';
 import { packageVersion } from '../package-root.js';
 import type { TransitionWritten } from '../status/writer.js';
+import { trackDirective } from './directive-series.js';
 import {
   buildInfo,
   directiveLastFinished,
@@ -34,6 +35,7 @@ export function observeTransition(written: TransitionWritten, now = Date.now()):
   statusTransitions.inc({ transition: written.transition.describe });
   const state = written.directive.status?.state;
   const seconds = now / 1000;
+  trackDirective({ namespace, name });
   directiveLastTransition.set({ namespace, name }, seconds);
   if (state === undefined) return;
   for (const each of STATES)

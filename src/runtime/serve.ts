@@ -14,6 +14,7 @@ import { ApiQueues } from '../queue/api-queues.js';
 import { describeTopology } from '../queue/redis-topology.js';
 import { reportOutages } from '../queue/redis-watch.js';
 import { StatusWriter } from '../status/writer.js';
+import { startDirectiveSweep } from '../metrics/directive-series.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
 
 export interface ServeRole extends Role {
@@ -117,6 +118,10 @@ export async function startServe(
     tokenReviewer: kube.tokenReviewer,
     startKube: () => void kube.side(),
   });
+  // Series exist only for directives whose status this process wrote: its Kubernetes side is loaded.
+  const stopSeriesSweep = startDirectiveSweep(async (ref) =>
+    (await kube.side()).caches.directives.exists(ref),
+  );
   const url = await app.listen({ port: config.port, host: config.host });
   log.info({ url }, 'pod-bouncer is listening');
   return {
@@ -135,6 +140,7 @@ export async function startServe(
     followUpsDone: () => followUps.drain(),
     url,
     async close(): Promise<void> {
+      stopSeriesSweep();
       await app.close();
       await Promise.allSettled([queues.close(), kube.close(), notifier?.close()]);
       redis.disconnect();

@@ -2,6 +2,7 @@ import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { sharedWatchCaches } from '../kube/watch-caches.js';
+import { startDirectiveSweep } from '../metrics/directive-series.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
 import { FailedRunSweeper } from '../queue/failed-runs.js';
@@ -81,6 +82,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     log.child({ component: 'retention' }),
   );
   failedRuns.start();
+  const stopSeriesSweep = startDirectiveSweep((ref) => caches.directives.exists(ref));
   log.info(
     { concurrency: config.workerConcurrency, queue: QUEUE_NAME, prefix: config.queuePrefix },
     'worker started',
@@ -90,6 +92,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     wakeups,
     failedRuns,
     async close(): Promise<void> {
+      stopSeriesSweep();
       failedRuns.close();
       await worker.close();
       await queue.close();

@@ -9,6 +9,14 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { queueSettled } from '../support/routers.js';
+import {
+  MAX_TRACKED_DIRECTIVES,
+  sweepDeletedDirectives,
+  trackDirective,
+  trackedDirectives,
+} from '../../src/metrics/directive-series.js';
+import { observeTransition } from '../../src/metrics/directives.js';
+import type { TransitionWritten } from '../../src/status/writer.js';
 
 /** The value of one sample line of the Prometheus text format, or undefined when absent. */
 function sample(
@@ -127,6 +135,68 @@ describe('GET /metrics', () => {
     // Default process metrics come along.
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it("removes a deleted directive's series, and keeps their number bounded", async () => {
+    h.sim.addWorkload({
+      namespace: 'bookinfo',
+      name: 'ratings',
+      kind: 'ReplicaSet',
+      labels: { app: 'ratings' },
+      replicas: 1,
+    });
+    h.sim.applyDirective(
+      directive('bookinfo', 'short-lived', [{ namespace: 'bookinfo', labels: { app: 'ratings' } }]),
+    );
+    const accepted = await h.post({ directive: { namespace: 'bookinfo', name: 'short-lived' } });
+    expect(accepted.status).toBe(202);
+    await waitForState(h, 'bookinfo', 'short-lived', 'FINISHED');
+    const labels = { namespace: 'bookinfo', name: 'short-lived' };
+    expect(
+      sample(await scrape(), 'pod_bouncer_directive_state', { ...labels, state: 'FINISHED' }),
+    ).toBe(1);
+
+    // The sweep the roles run every 30 s, on the api's own watch cache.
+    const exists = async (ref: { namespace: string; name: string }) =>
+      (await h.serve.directives()).exists(ref);
+    expect(await sweepDeletedDirectives(exists)).toBe(0);
+    h.sim.deleteDirective('bookinfo', 'short-lived');
+    await eventually('the watch to see the deletion', async () =>
+      (await exists(labels)) === false ? true : undefined,
+    );
+    expect(await sweepDeletedDirectives(exists)).toBeGreaterThanOrEqual(1);
+    const after = await scrape();
+    for (const name of [
+      'pod_bouncer_directive_state',
+      'pod_bouncer_directive_last_transition_timestamp_seconds',
+      'pod_bouncer_directive_last_finished_timestamp_seconds',
+    ]) {
+      expect(sample(after, name, labels), name).toBeUndefined();
+    }
+
+    // A flood of inline directives cannot grow the series without bound: the stalest go first.
+    for (let i = 0; i < MAX_TRACKED_DIRECTIVES + 50; i += 1) {
+      observeTransition({
+        transition: { describe: 'accepted' },
+        directive: {
+          metadata: { namespace: 'flood', name: `d${i}` },
+          status: { state: 'PENDING' },
+        },
+      } as unknown as TransitionWritten);
+    }
+    expect(trackedDirectives().length).toBe(MAX_TRACKED_DIRECTIVES);
+    const flooded = await scrape();
+    expect(
+      sample(flooded, 'pod_bouncer_directive_state', { namespace: 'flood', name: 'd0' }),
+    ).toBeUndefined();
+    expect(
+      sample(flooded, 'pod_bouncer_directive_state', {
+        namespace: 'flood',
+        name: `d${MAX_TRACKED_DIRECTIVES + 49}`,
+        state: 'PENDING',
+      }),
+    ).toBe(1);
+    trackDirective({ namespace: 'flood', name: 'reset' }, 0);
   });
 
   it('counts Kubernetes API errors by status code', async () => {
