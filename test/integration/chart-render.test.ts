@@ -1,8 +1,11 @@
 // The chart as Helm renders it (real helm v4), held to the program: every rendered object valid
 // against the upstream schemas (kubernetes-models), `helm lint --strict` clean for each optional
 // feature, and every variable of src/config/variables.ts settable with the program's own default.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +18,7 @@ import {
 } from '../../src/config/reference.js';
 import { VARIABLES, chartKey, type Variable } from '../../src/config/variables.js';
 import { requiredBinary } from '../support/binaries.js';
+import { freePort } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const chart = `${root}charts/pod-bouncer`;
@@ -211,6 +215,12 @@ function cluster(): string[] {
     'config.queuePrefix="{pb}"',
   ];
 }
+function scrapedBy(): string[] {
+  const prometheus = {
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+  };
+  return ['--set-json', `networkPolicy.metricsFrom=${JSON.stringify([prometheus])}`];
+}
 function tokenReview(): string[] {
   return [
     '--set',
@@ -223,8 +233,8 @@ function tokenReview(): string[] {
 /** Each optional feature, as an operator would turn it on. */
 const FEATURES: Record<string, string[]> = {
   defaults: [],
-  'service monitor': ['--set', 'serviceMonitor.enabled=true'],
-  'pod monitor': ['--set', 'podMonitor.enabled=true'],
+  'service monitor': ['--set', 'serviceMonitor.enabled=true', ...scrapedBy()],
+  'pod monitor': ['--set', 'podMonitor.enabled=true', ...scrapedBy()],
   'alert rules': ['--set', 'prometheusRule.enabled=true'],
   'grafana dashboard': ['--set', 'grafanaDashboard.enabled=true'],
   keda: ['--set', 'keda.enabled=true'],
@@ -377,4 +387,87 @@ describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
       }
     },
   );
+
+  it('lets no one but the node reach the worker unless metricsFrom says who scrapes it', () => {
+    const policy = (objects: Manifest[]) =>
+      objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'pb-pod-bouncer-worker')
+        ?.spec as { ingress: unknown[] };
+    expect(policy(render([])).ingress).toEqual([]);
+    expect(renderError([...REQUIRED, '--set', 'serviceMonitor.enabled=true'])).toMatch(
+      /need networkPolicy\.metricsFrom/,
+    );
+    const scraped = policy(render(['--set', 'serviceMonitor.enabled=true', ...scrapedBy()]));
+    expect(scraped.ingress).toEqual([
+      {
+        ports: [{ port: 8080, protocol: 'TCP' }],
+        from: [
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+        ],
+      },
+    ]);
+  });
+
+  it('starts the built-in Redis with its password on no command line', async () => {
+    const redisServer = requiredBinary('redis-server', 'apt-get install redis-server');
+    if (redisServer === undefined) return;
+    const statefulSet = render([]).find((o) => o.kind === 'StatefulSet');
+    const container = (
+      statefulSet?.spec as { template: { spec: { containers: Array<Record<string, string[]>> } } }
+    ).template.spec.containers[0]!;
+    expect(container.command).toEqual(['sh', '-c']);
+    // The container's own script, on a scratch folder and a free port instead of the pod's.
+    const dir = mkdtempSync(join(tmpdir(), 'pb-redis-'));
+    const port = await freePort();
+    const script = `${container.args![0]!.replaceAll('/run/redis', dir)} --port ${port} --dir ${dir} --bind 127.0.0.1`;
+    const password = 'chart-redis-password-0123456789';
+    const child = spawn('sh', ['-c', script], {
+      env: { PATH: process.env.PATH, REDIS_PASSWORD: password },
+      stdio: 'ignore',
+    });
+    const client = new Redis({ port, lazyConnect: true, retryStrategy: () => 100 });
+    try {
+      const answer = async (): Promise<string> => {
+        const probe = new Redis({
+          port,
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+          password,
+        });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          return await probe.ping();
+        } catch (error) {
+          return (error as Error).message;
+        } finally {
+          probe.disconnect();
+        }
+      };
+      for (let i = 0; i < 100 && !(await answer()).startsWith('PONG'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await answer()).toBe('PONG');
+      const anonymous = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
+      expect(anonymous.stdout + anonymous.stderr).toMatch(/NOAUTH/);
+      // No process of the container shows the password among its arguments.
+      const commandLines = readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .map((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+          } catch {
+            return '';
+          }
+        });
+      // redis-server names itself by its address once it runs.
+      const title = `redis-server 127.0.0.1:${port}`;
+      expect(commandLines.some((line) => line.includes(title))).toBe(true);
+      expect(commandLines.filter((line) => line.includes(password))).toEqual([]);
+    } finally {
+      client.disconnect();
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

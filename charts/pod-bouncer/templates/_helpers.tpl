@@ -105,6 +105,9 @@ app.kubernetes.io/part-of: pod-bouncer
 {{- if and .Values.redisCluster.enabled (not (regexMatch "\\{[^}]+\\}" .Values.config.queuePrefix)) -}}
 {{- fail "config.queuePrefix must carry a hash tag such as {pod-bouncer} when redisCluster.enabled=true." -}}
 {{- end -}}
+{{- if and (or .Values.serviceMonitor.enabled .Values.podMonitor.enabled) .Values.networkPolicy.enabled (not .Values.networkPolicy.metricsFrom) -}}
+{{- fail "serviceMonitor.enabled and podMonitor.enabled need networkPolicy.metricsFrom (your Prometheus pods) so that the worker can be scraped, or networkPolicy.enabled=false." -}}
+{{- end -}}
 {{- if and .Values.serviceMonitor.enabled .Values.podMonitor.enabled -}}
 {{- fail "serviceMonitor.enabled and podMonitor.enabled exclude each other: each would scrape every pod." -}}
 {{- end -}}
@@ -318,6 +321,24 @@ built-in Redis's auth Secret, or the password the chart stored from redis.extern
 
 {{/* NetworkPolicy ------------------------------------------------------------------------------- */}}
 
+{{/*
+The API server's addresses as a JSON list of CIDRs: networkPolicy.apiServer.cidrs, else the
+default/kubernetes EndpointSlice's addresses, looked up at install and upgrade; [] (any address)
+where no cluster answers (helm template).
+*/}}
+{{- define "pod-bouncer.apiServerCidrs" -}}
+{{- $cidrs := .Values.networkPolicy.apiServer.cidrs -}}
+{{- if not $cidrs -}}
+{{- $slice := lookup "discovery.k8s.io/v1" "EndpointSlice" "default" "kubernetes" -}}
+{{- range ($slice.endpoints | default list) -}}
+{{- range .addresses -}}
+{{- $cidrs = append $cidrs (ternary (printf "%s/128" .) (printf "%s/32" .) (contains ":" .)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $cidrs | toJson -}}
+{{- end -}}
+
 {{/* Egress of the api and worker: DNS, Redis, the API server; nothing else. */}}
 {{- define "pod-bouncer.egressRules" -}}
 {{- $np := .Values.networkPolicy -}}
@@ -369,7 +390,7 @@ built-in Redis's auth Secret, or the password the chart stored from redis.extern
     - port: {{ . }}
       protocol: TCP
     {{- end }}
-  {{- with $np.apiServer.cidrs }}
+  {{- with (include "pod-bouncer.apiServerCidrs" . | fromJsonArray) }}
   to:
     {{- range . }}
     - ipBlock:
