@@ -46,10 +46,15 @@ export function assertNamespaceAllowed(config: Bounds, namespace: string): void 
 }
 
 /**
- * What a credential may ask before any API call: the inline form only when INLINE_DIRECTIVES
+ * What a credential may ask before any API call: a referenced directive only in a namespace
+ * ALLOWED_NAMESPACES allows (every shape names it), the inline form only when INLINE_DIRECTIVES
  * allows it, and an inline directive only within MAX_SELECTORS and ALLOWED_NAMESPACES.
  */
 export function assertEventAllowed(config: Bounds, event: CertIssued): void {
+  if (event.kind === 'reference') {
+    assertNamespaceAllowed(config, event.ref.namespace);
+    return;
+  }
   if (event.kind !== 'inline') return;
   if (!config.inlineDirectives) {
     throw new HttpProblem(
@@ -63,7 +68,11 @@ export function assertEventAllowed(config: Bounds, event: CertIssued): void {
 }
 
 /** The spec the cluster holds (a reference's, or an applied one's) within the same bounds. */
-export function assertSpecAllowed(config: Bounds, spec: DirectiveSpec): void {
+export function assertSpecAllowed(
+  config: Bounds,
+  spec: DirectiveSpec,
+  directiveNamespace: string,
+): void {
   assertSelectorCount(config, spec);
-  assertNamespacesAllowed(config, spec);
+  assertNamespacesAllowed(config, spec, directiveNamespace);
 }

@@ -142,7 +142,7 @@ export async function ingest(
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
   assertEventAllowed(deps.config, event);
   const directive = await resolveDirective(deps, event);
-  assertSpecAllowed(deps.config, directive.spec);
+  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace);
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>

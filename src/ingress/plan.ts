@@ -128,7 +128,7 @@ async function planTarget(
   }
   const directive = await deps.kube.getDirective(event.ref);
   const spec = checkedSpec(directive.spec);
-  assertSpecAllowed(deps.config, spec);
+  assertSpecAllowed(deps.config, spec, directive.metadata.namespace);
   const { uid, generation } = directive.metadata;
   return {
     key: directiveKey(directive.metadata),

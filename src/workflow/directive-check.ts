@@ -82,8 +82,9 @@ export class NamespaceNotAllowedError extends PermanentError {
 }
 
 /**
- * The worker's own check of ALLOWED_NAMESPACES before it bounces: the job's selector as enqueued,
- * and the same selector of the spec the cluster holds now. Ingest refused such events already;
+ * The worker's own check of ALLOWED_NAMESPACES before it bounces: the directive's own namespace,
+ * the job's selector as enqueued, and the same selector of the spec the cluster holds now (a
+ * directive's status and Events are written where it lives). Ingest refused such events already;
  * this catches jobs enqueued under another setting and specs edited in the cluster.
  */
 export function assertNamespacesAllowed(
@@ -94,9 +95,12 @@ export function assertNamespacesAllowed(
   const allowed = deps.settings.allowedNamespaces;
   if (allowed === undefined) return;
   const selectors = [data.selector, directive.spec.podsToBounce[data.selectorIndex]];
-  const namespaces = selectors.flatMap((selector) =>
-    selector === undefined ? [] : [...namespacesOf({ podsToBounce: [selector] })],
-  );
+  const namespaces = [
+    directive.metadata.namespace,
+    ...selectors.flatMap((selector) =>
+      selector === undefined ? [] : [...namespacesOf({ podsToBounce: [selector] })],
+    ),
+  ];
   const outside = disallowedNamespaces(namespaces, allowed);
   if (outside.length > 0) throw new NamespaceNotAllowedError(outside);
 }

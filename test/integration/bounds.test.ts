@@ -54,6 +54,51 @@ describe('what a credential may do', () => {
     expect(h.sim.getDirective('allowed', 'mixed')?.status).toBeUndefined();
   });
 
+  it('refuses a directive that lives outside the list, in every shape, before reading it (403)', async () => {
+    // Its selectors are all allowed; the directive itself lives in another namespace.
+    const sneaky = directive('other', 'sneaky-ref', [
+      { namespace: 'allowed', labels: { app: 'app' } },
+    ]);
+    h.sim.applyDirective(sneaky);
+    const stored = h.sim.getDirective('other', 'sneaky-ref')!;
+    h.sim.resetRequests();
+    const shapes = [
+      { directive: { namespace: 'other', name: 'sneaky-ref' } },
+      { type: 'MODIFIED', object: stored },
+      stored,
+      {
+        kind: 'Event',
+        apiVersion: 'v1',
+        metadata: { name: 'e', namespace: 'other' },
+        involvedObject: {
+          kind: 'PodBounceDirective',
+          apiVersion: 'internal.gloo.solo.io/v2',
+          namespace: 'other',
+          name: 'sneaky-ref',
+        },
+        reason: 'Updated',
+      },
+    ];
+    for (const shape of shapes) {
+      const answer = await h.post(shape);
+      expect(answer.status, JSON.stringify(shape).slice(0, 60)).toBe(403);
+      expect(answer.body.message).toMatch(/"other" is not in ALLOWED_NAMESPACES/);
+    }
+    const dryRun = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${h.env.WEBHOOK_TOKENS}`,
+      },
+      body: JSON.stringify(shapes[0]),
+    });
+    expect(dryRun.status).toBe(403);
+    // Refused before any API call: nothing read, no status or Event written where it lives.
+    expect(h.sim.requests().filter((r) => r.path.includes('/namespaces/other/'))).toEqual([]);
+    expect(h.sim.getDirective('other', 'sneaky-ref')?.status).toBeUndefined();
+    await nothingHappened();
+  });
+
   it('refuses an inline directive in another namespace before applying it (403)', async () => {
     const inline = directive('other', 'sneaky', [{ namespace: 'other', labels: { app: 'app' } }]);
     const answer = await h.post({ directive: inline });
