@@ -167,6 +167,11 @@ describe('DaemonSet (DaemonSetStatusViewer.Status)', () => {
       refused(ONLY_ROLLING),
     ],
     [
+      'no update strategy type: kubectl reads "" and refuses as well',
+      daemonSet(1, { observedGeneration: 1, desiredNumberScheduled: 1 }, null),
+      refused(ONLY_ROLLING),
+    ],
+    [
       'generation above observedGeneration (test4)',
       daemonSet(2, {
         observedGeneration: 1,
@@ -244,6 +249,11 @@ describe('StatefulSet (StatefulSetStatusViewer.Status)', () => {
     [
       'OnDelete: kubectl refuses ("on delete returns an error")',
       statefulSet(1, { type: 'OnDelete' }, { observedGeneration: 1, readyReplicas: 1 }),
+      refused(ONLY_ROLLING),
+    ],
+    [
+      'no update strategy type: kubectl reads "" and refuses as well',
+      statefulSet(1, undefined, { observedGeneration: 1, readyReplicas: 3 }),
       refused(ONLY_ROLLING),
     ],
     [
