@@ -5,6 +5,7 @@ import type {
   ObjectRef,
 } from '../directive/types.js';
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
+import type { RolloutOwner } from '../kube/owners.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { TokenReviewAnswer, TokenReviewer } from '../kube/token-review.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
@@ -112,6 +113,13 @@ export class DeferredKube implements ApiKube, StatusCalls {
 
   async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
     return (await this.gateway()).listPods(namespace, labels);
+  }
+
+  async rolloutOwnerOf(
+    namespace: string,
+    controller: { kind: string; name: string },
+  ): Promise<RolloutOwner | undefined> {
+    return (await this.gateway()).rolloutOwnerOf(namespace, controller);
   }
 
   async readSecretKey(ref: ObjectRef, key: string): Promise<Buffer | undefined> {

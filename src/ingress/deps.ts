@@ -18,6 +18,7 @@ export type ApiKube = Pick<
   | 'applyDirective'
   | 'setPaused'
   | 'listPods'
+  | 'rolloutOwnerOf'
   | 'readSecretKey'
   | 'readConfigMapKey'
 >;

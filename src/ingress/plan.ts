@@ -2,13 +2,21 @@ import type { CertIssued } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import {
   directiveKey,
+  type BounceMode,
   type DirectiveSpec,
   type PodSelector,
   type RootCertSync,
 } from '../directive/types.js';
+import type { PodInfo } from '../kube/pods.js';
+import {
+  batchNames,
+  bounceModeOf,
+  chosenPod,
+  planBounce,
+  resolvePodOwners,
+} from '../workflow/plan.js';
 import { needsBounce } from '../workflow/steps/select.js';
 import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
-import { batchPlan, type BatchPlan } from './plan-batches.js';
 import type { ApiKube, AppDeps } from './deps.js';
 import {
   mapBounded,
@@ -32,6 +40,19 @@ export interface RootCertGate extends RootCertSync {
   inSync: boolean;
   /** Why it is not in sync yet; absent when it is. */
   reason?: string;
+}
+
+/** How a selector would go: its mode, how many may be down at once, and in which batches. */
+export interface BatchPlan {
+  bounceMode: BounceMode;
+  /** `maxUnavailable` resolved against the pods chosen now (at least 1). */
+  maxUnavailable: number;
+  /**
+   * Pod names per batch, in the order they would go: the worker's own plan (`planBounce`). In
+   * rollout mode the owners' pods come first, `maxUnavailable` owners to a batch; then the pods
+   * without an owner to restart, evicted in batches of their own.
+   */
+  batches: string[][];
 }
 
 export interface SelectorPlan extends BatchPlan {
@@ -114,7 +135,33 @@ async function planSelector(
       });
   }
   const chosen = pods.filter((pod) => needsBounce(pod, issuedAt));
-  return { ...plan, ...batchPlan(deps.config, selector, chosen) };
+  return { ...plan, ...(await batchPlan(deps, selector, chosen)) };
+}
+
+/**
+ * The batches the worker would make of the pods chosen now: the worker's own plan, with the
+ * owners it would resolve (rollout mode reads each chosen pod's ReplicaSet, as the worker does).
+ */
+async function batchPlan(
+  deps: Pick<AppDeps, 'kube' | 'config'>,
+  selector: PodSelector,
+  pods: readonly PodInfo[],
+): Promise<BatchPlan> {
+  const chosen = pods.map(chosenPod);
+  const owners =
+    bounceModeOf(deps.config, selector) === 'rollout'
+      ? await resolvePodOwners(
+          (namespace, controller) => deps.kube.rolloutOwnerOf(namespace, controller),
+          selector.namespace,
+          chosen,
+        )
+      : undefined;
+  const plan = planBounce(deps.config, selector, chosen, owners);
+  return {
+    bounceMode: plan.bounceMode,
+    maxUnavailable: plan.maxUnavailable,
+    batches: batchNames(plan),
+  };
 }
 
 /** The spec to plan from, checked like ingest checks it, and who it belongs to in the cluster. */

@@ -13,6 +13,7 @@ import {
   type DirectiveOperations,
 } from './directive-operations.js';
 import { KeyReadClient, type KeyReads } from './key-reads.js';
+import { OwnerGateway, type RolloutOwner } from './owners.js';
 import {
   PodClient,
   type DeleteOutcome,
@@ -40,6 +41,8 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
   private readonly pods: PodClient;
   private readonly directives: DirectiveClient;
   private readonly keys: KeyReadClient;
+  /** The apps/v1 owners of pods, for `bounceMode: rollout` (src/kube/owners.ts). */
+  readonly owners: OwnerGateway;
 
   constructor(
     /** The process's API access; watches use the same one, so connections are shared. */
@@ -52,6 +55,7 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     this.pods = new PodClient(kubeConfig, this.requests);
     this.directives = new DirectiveClient(kubeConfig, this.requests);
     this.keys = new KeyReadClient(kubeConfig, this.requests);
+    this.owners = new OwnerGateway(this);
   }
 
   /** A request of another API group (src/kube/owners.ts), through this limiter and error mapping. */
@@ -110,6 +114,14 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
 
   evictPod(namespace: string, name: string, uid: string): Promise<EvictOutcome> {
     return this.pods.evictPod(namespace, name, uid);
+  }
+
+  /** What `kubectl rollout restart` would restart for a pod's controller (`OwnerGateway.ownerOf`). */
+  rolloutOwnerOf(
+    namespace: string,
+    controller: { kind: string; name: string },
+  ): Promise<RolloutOwner | undefined> {
+    return this.owners.ownerOf(namespace, controller);
   }
 
   readConfigMapKey(ref: ObjectRef, key: string): Promise<string | undefined> {

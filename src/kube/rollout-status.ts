@@ -11,7 +11,8 @@ export interface RolloutState {
   message: string;
   /**
    * Set when kubectl would exit with an error instead of waiting: a Deployment past its progress
-   * deadline, or a StatefulSet / DaemonSet whose update strategy is not RollingUpdate. `done` is
+   * deadline, or a StatefulSet / DaemonSet whose update strategy type is not RollingUpdate (none
+   * given included, as kubectl reads it). `done` is
    * then false: such a rollout never completes by waiting.
    */
   error?: string;
@@ -120,7 +121,8 @@ function deploymentProgress(
 /** StatefulSetStatusViewer.Status. */
 export function statefulSetRolloutStatus(sts: StatefulSetLike): RolloutState {
   const strategy = sts.spec?.updateStrategy;
-  if (strategy?.type !== undefined && strategy.type !== ROLLING) {
+  // No type is not RollingUpdate either: kubectl reads it as "" and refuses.
+  if (strategy?.type !== ROLLING) {
     return failed(`rollout status is only available for ${ROLLING} strategy type`);
   }
   const status = sts.status ?? {};
@@ -175,8 +177,8 @@ function partitionedProgress(
 
 /** DaemonSetStatusViewer.Status. */
 export function daemonSetRolloutStatus(ds: DaemonSetLike): RolloutState {
-  const type = ds.spec?.updateStrategy?.type;
-  if (type !== undefined && type !== ROLLING) {
+  // No type is not RollingUpdate either: kubectl reads it as "" and refuses.
+  if (ds.spec?.updateStrategy?.type !== ROLLING) {
     return failed(`rollout status is only available for ${ROLLING} strategy type`);
   }
   const name = ds.metadata?.name ?? '';

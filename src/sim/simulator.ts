@@ -129,7 +129,12 @@ class SimulatedCluster implements Simulator {
   }
 
   addPod(pod: NewPod): PodObject {
-    return this.cluster.pods.create({ ...pod, ready: pod.ready ?? true });
+    const { controller, ...spec } = pod;
+    return this.cluster.pods.create({
+      ...spec,
+      ready: pod.ready ?? true,
+      ...(controller === undefined ? {} : { owner: { ...controller, controller: true } }),
+    });
   }
 
   listPods(namespace: string, labels: Record<string, string> = {}): PodObject[] {

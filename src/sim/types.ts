@@ -113,6 +113,11 @@ export interface NewPod {
   labels: Record<string, string>;
   ready?: boolean;
   createdAt?: Date;
+  /**
+   * The pod's controller (an ownerReference with `controller: true`), for owners the simulator
+   * does not run, such as a Job: nothing recreates the pod when it goes.
+   */
+  controller?: { apiVersion: string; kind: string; name: string; uid: string };
 }
 
 export interface PodDisruptionBudgetSpec {

@@ -140,15 +140,80 @@ describe('pod-bouncer CLI', () => {
   });
 
   it('pause, resume and abort answer with the api state or its one sentence', async () => {
-    for (const verb of ['pause', 'resume', 'abort']) {
-      const result = await runCli([verb, 'mesh/certs'], env);
-      if (result.code === 0) expect(JSON.parse(result.stdout)).toBeTypeOf('object');
-      else {
-        expect(result.code).toBe(1);
-        expect(linesOf(result.stderr)).toHaveLength(1);
-        expect(result.stderr).not.toMatch(/\n\s+at /);
-      }
-    }
+    // A run that stays in progress: its only selector waits for a root cert that never syncs.
+    h.sim.addWorkload({
+      namespace: 'mesh',
+      name: 'held',
+      kind: 'ReplicaSet',
+      labels: { app: 'held' },
+      replicas: 1,
+    });
+    h.sim.putSecret('mesh', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
+    h.sim.putConfigMap('mesh', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    const rootCertSync = {
+      secretRef: { name: 'cacerts', namespace: 'mesh' },
+      secretKey: 'root-cert.pem',
+      configMapRef: { name: 'istio-ca-root-cert', namespace: 'mesh' },
+      configMapKey: 'root-cert.pem',
+    };
+    const { uid } = h.sim.applyDirective(
+      directive('mesh', 'held', [{ namespace: 'mesh', labels: { app: 'held' }, rootCertSync }]),
+    ).metadata;
+    const stored = () => h.sim.getDirective('mesh', 'held') as any;
+    const ready = () => stored().status?.conditions?.find((c: any) => c.type === 'Ready');
+    expect((await runCli(['send', 'mesh/held'], env)).code).toBe(0);
+    await eventually('the run to wait for the root cert', () =>
+      ready()?.reason === 'Waiting' ? true : undefined,
+    );
+
+    const paused = await runCli(['pause', 'mesh/held'], env);
+    expect(paused).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(paused.stdout)).toEqual({
+      directive: 'mesh/held',
+      generation: 1,
+      paused: true,
+      state: 'BOUNCING_PODS',
+    });
+    expect(stored().metadata.annotations?.['pod-bouncer.io/paused']).toBe('true');
+    await eventually('Ready to say Paused', () =>
+      ready()?.reason === 'Paused' ? true : undefined,
+    );
+
+    const resumed = await runCli(['resume', 'mesh/held'], env);
+    expect(resumed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(resumed.stdout)).toEqual({
+      directive: 'mesh/held',
+      generation: 1,
+      paused: false,
+      state: 'BOUNCING_PODS',
+    });
+    expect(stored().metadata.annotations?.['pod-bouncer.io/paused']).toBeUndefined();
+    await eventually('Ready to wait again', () =>
+      ready()?.reason === 'Waiting' ? true : undefined,
+    );
+
+    const aborted = await runCli(['abort', 'mesh/held'], env);
+    expect(aborted).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(aborted.stdout)).toEqual({
+      directive: 'mesh/held',
+      generation: 1,
+      aborted: `${uid}.g1.r0`,
+    });
+    await eventually('the run to end FAILED', () =>
+      stored().status?.state === 'FAILED' ? true : undefined,
+    );
+    expect(stored().status.error).toBe('selector 0: aborted');
+    const stalled = stored().status.conditions.find((c: any) => c.type === 'Stalled');
+    expect(stalled).toMatchObject({ status: 'True', reason: 'Aborted' });
+
+    // Nothing left to abort: the api's sentence, exit 1, and the directive as it was.
+    const again = await runCli(['abort', 'mesh/held'], env);
+    expect(again).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'mesh/held (generation 1, run 0) is not in progress.\n',
+    });
+    expect(stored().status).toMatchObject({ state: 'FAILED', error: 'selector 0: aborted' });
   });
 
   it('an unreachable api is one sentence and exit 1; bad credentials are the api sentence', async () => {

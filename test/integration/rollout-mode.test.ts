@@ -1,13 +1,47 @@
 // DESIGN §4 step 3, bounceMode rollout: owners are restarted the way `kubectl rollout restart`
 // does it (the template's restartedAt), once per owner and run, at most maxUnavailable owners at
 // once; the controllers' own strategies replace the pods; FINISHED only once every rollout is
-// complete by kubectl's rules. A bare pod in the same selector is evicted.
+// complete by kubectl's rules (checked here from the pods themselves). A bare pod is evicted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESTARTED_AT } from '../../src/kube/owners.js';
+import type { PodObject } from '../../src/sim/index.js';
 import { probeAvailability } from '../support/availability.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 const NS = 'rollouts';
+// Spelled out here rather than imported: the checks below must not lean on the product's code.
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+
+const controllerOf = (pod: PodObject) =>
+  pod.metadata.ownerReferences?.find((ref) => ref.controller)?.name;
+const isReady = (pod: PodObject) =>
+  pod.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * A workload's rollout is complete, judged from the simulator's own objects and not from
+ * src/kube/rollout-status.ts (whose rules are the thing under test): exactly `replicas` pods, none
+ * of them one the run chose, none terminating, every one Ready and made from the restarted
+ * template (it carries the run's restartedAt).
+ */
+function expectReplaced(
+  h: Harness,
+  labels: Record<string, string>,
+  replicas: number,
+  run: { chosen: ReadonlySet<string>; restartedAt: string },
+) {
+  const pods = h.sim.listPods(NS, labels);
+  const what = JSON.stringify(labels);
+  expect(pods, what).toHaveLength(replicas);
+  for (const pod of pods) {
+    const { name, uid, deletionTimestamp, annotations } = pod.metadata;
+    expect(run.chosen.has(uid), `${name} is a pod the run chose`).toBe(false);
+    expect(deletionTimestamp, `${name} terminating`).toBeUndefined();
+    expect(isReady(pod), `${name} Ready`).toBe(true);
+    expect(Date.parse(annotations?.[RESTARTED_AT] ?? ''), `${name} restartedAt`).toBe(
+      Date.parse(run.restartedAt),
+    );
+  }
+  return pods;
+}
 
 describe('bounceMode rollout', () => {
   let h: Harness;
@@ -44,9 +78,16 @@ describe('bounceMode rollout', () => {
       readinessDelayMs: 100,
     });
     const bare = h.sim.addPod({ namespace: NS, name: 'bare', labels: { app: 'bare' } });
-    const chosen = h.sim.listPods(NS).length;
+    const before = h.sim.listPods(NS);
+    const chosen = before.length;
+    const webSets = new Set(
+      before.filter((p) => p.metadata.labels.app === 'web').map(controllerOf),
+    );
     h.sim.applyDirective(
+      // The bare pod goes first, in a selector of its own: after the owners, in the same selector,
+      // its batch would wait for their replacements and hide when the rollouts were judged done.
       directive(NS, 'restart', [
+        { namespace: NS, labels: { app: 'bare' }, waitForReplicas: 0, bounceMode: 'rollout' },
         { namespace: NS, labels: {}, waitForReplicas: 0, bounceMode: 'rollout', maxUnavailable: 2 },
       ]),
     );
@@ -58,16 +99,21 @@ describe('bounceMode rollout', () => {
     await waitForState(h, NS, 'restart', 'FINISHED', 60_000);
     capacity.stop();
 
-    // FINISHED only once each rollout is complete by kubectl's rules.
-    for (const [kind, name] of [
-      ['Deployment', 'web'],
-      ['StatefulSet', 'db'],
-      ['DaemonSet', 'agent'],
-    ] as const) {
-      expect(h.sim.workloadRollout(kind, NS, name).done, `${kind} ${name}`).toBe(true);
-      const template = (h.sim.getWorkload(kind, NS, name) as any).spec.template.metadata;
-      expect(Date.parse(template.annotations[RESTARTED_AT])).toBe(Date.parse(issuedAt));
+    // FINISHED only once each rollout is complete: every pod replaced from the new template.
+    const run = { chosen: new Set(before.map((pod) => pod.metadata.uid)), restartedAt: issuedAt };
+    const web = expectReplaced(h, { app: 'web' }, 4, run);
+    // The Deployment's pods all belong to one new ReplicaSet; the old one is scaled to zero.
+    const [newSet, ...others] = new Set(web.map(controllerOf));
+    expect(others).toEqual([]);
+    expect(webSets.has(newSet)).toBe(false);
+    for (const old of webSets) {
+      expect((h.sim.getWorkload('ReplicaSet', NS, old!) as any).spec.replicas, old).toBe(0);
     }
+    const db = expectReplaced(h, { app: 'db' }, 3, run);
+    expect(db.map((pod) => pod.metadata.name).sort()).toEqual(['db-0', 'db-1', 'db-2']);
+    const agents = expectReplaced(h, { app: 'agent' }, h.sim.nodeNames().length, run);
+    expect(new Set(agents.map((pod) => (pod as any).spec.nodeName)).size).toBe(agents.length);
+    expect(h.sim.listPods(NS, { app: 'bare' })).toEqual([]);
     const requests = h.sim.requests().filter((r) => !r.watch);
     const patches = requests.filter(
       (r) =>

@@ -1,46 +1,30 @@
 import { AbortedError, PermanentError } from '../../errors.js';
-import type { KubeGateway } from '../../kube/gateway.js';
-import { OwnerGateway, type RolloutOwner } from '../../kube/owners.js';
+import type { OwnerGateway, RolloutOwner } from '../../kube/owners.js';
 import type { PendingWait, StepContext } from '../context.js';
+import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { countsOf, pausedWait } from '../steps/waits.js';
 
-const gateways = new WeakMap<KubeGateway, OwnerGateway>();
-
 function ownersOf(context: StepContext): OwnerGateway {
-  let owners = gateways.get(context.deps.kube);
-  if (owners === undefined) {
-    owners = new OwnerGateway(context.deps.kube);
-    gateways.set(context.deps.kube, owners);
-  }
-  return owners;
+  return context.deps.kube.owners;
 }
-
-const keyOf = (owner: RolloutOwner): string => `${owner.kind}/${owner.name}`;
 
 function parseKey(key: string): RolloutOwner {
   const [kind, name] = key.split('/') as [RolloutOwner['kind'], string];
   return { kind, name };
 }
 
-/** Each chosen pod's restartable owner, resolved once and persisted (a ReplicaSet read per set). */
-async function podOwners(context: StepContext): Promise<Record<string, string | null>> {
+/**
+ * Each chosen pod's restartable owner (`resolvePodOwners`: a ReplicaSet read per set), resolved
+ * once and persisted, so that a re-run plans from the same answer.
+ */
+export async function podOwners(context: StepContext): Promise<PodOwners> {
   if (context.progress.podOwners !== undefined) return context.progress.podOwners;
-  const namespace = context.data.selector.namespace;
-  const byController = new Map<string, RolloutOwner | undefined>();
-  const result: Record<string, string | null> = {};
-  for (const pod of context.progress.chosen ?? []) {
-    if (pod.owner === undefined) {
-      result[pod.uid] = null;
-      continue;
-    }
-    const controller = `${pod.owner.kind}/${pod.owner.name}`;
-    if (!byController.has(controller)) {
-      byController.set(controller, await ownersOf(context).ownerOf(namespace, pod.owner));
-    }
-    const owner = byController.get(controller);
-    result[pod.uid] = owner === undefined ? null : keyOf(owner);
-  }
+  const result = await resolvePodOwners(
+    (namespace, controller) => context.deps.kube.rolloutOwnerOf(namespace, controller),
+    context.data.selector.namespace,
+    context.progress.chosen ?? [],
+  );
   await context.save({ podOwners: result });
   return result;
 }
@@ -121,24 +105,23 @@ function bouncedBy(context: StepContext, done: Set<string>): Set<string> {
 }
 
 /**
- * `bounceMode: rollout` (DESIGN §4 step 3): the chosen pods' owners are restarted as
- * `kubectl rollout restart` does, at most `limit` rolling at once; the owners' own strategies
- * replace the pods. Resolves with the pods that have no such owner (to be evicted) once every
- * owner's rollout is complete, or with a wait woken by the namespace's pod changes.
+ * `bounceMode: rollout` (DESIGN §4 step 3): the plan's owners are restarted as
+ * `kubectl rollout restart` does, in the plan's order, at most `maxUnavailable` rolling at once;
+ * the owners' own strategies replace the pods. Resolves with `done` once every owner's rollout is
+ * complete (the plan's pods without an owner are then evicted by the bounce step), or with a wait
+ * woken by the namespace's pod changes.
  */
 export async function rollOwners(
   context: StepContext,
-  limit: number,
-): Promise<{ wait: PendingWait } | { ownerless: Set<string> }> {
-  const owners = await podOwners(context);
-  const keys = [...new Set(Object.values(owners).filter((key) => key !== null))].sort();
-  const ownerless = new Set(Object.keys(owners).filter((uid) => owners[uid] === null));
-  const step = await advance(context, keys, limit);
+  plan: BouncePlan,
+): Promise<{ wait: PendingWait } | 'done'> {
+  const keys = plan.owners.map((owner) => owner.key);
+  const step = await advance(context, keys, plan.maxUnavailable);
   if ('wait' in step) return step;
   const done = new Set(context.progress.ownersDone ?? []);
   const bounced = bouncedBy(context, done);
   await context.save({ bounced: [...bounced] });
-  if (keys.every((key) => done.has(key))) return { ownerless };
+  if (keys.every((key) => done.has(key))) return 'done';
   const namespace = context.data.selector.namespace;
   return {
     wait: {

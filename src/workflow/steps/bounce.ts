@@ -1,14 +1,13 @@
-import type { BounceMode } from '../../directive/types.js';
-import { parseMaxUnavailable, resolveMaxUnavailable } from '../../directive/max-unavailable.js';
 import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
-import { planBatches, replacementsWanted } from '../batches.js';
+import { replacementsWanted } from '../batches.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
 import { strategyFor } from '../modes/index.js';
+import { podOwners, rollOwners } from '../modes/rollout.js';
+import { bounceModeOf, planBounce, type BouncePlan } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
 import { countsOf, pausedWait } from './waits.js';
-import { rollOwners } from '../modes/rollout.js';
 
 /**
  * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
@@ -17,16 +16,6 @@ import { rollOwners } from '../modes/rollout.js';
  */
 const CHUNK = 10;
 const MAX_CHUNKS = 50;
-
-function modeOf(context: StepContext): BounceMode {
-  return context.data.selector.bounceMode ?? context.deps.settings.bounceMode;
-}
-
-/** The selector's maxUnavailable as a pod count (its own value, else the configured default). */
-export function maxUnavailableOf(context: StepContext, chosen: number): number {
-  const own = parseMaxUnavailable(context.data.selector.maxUnavailable);
-  return resolveMaxUnavailable(own ?? context.deps.settings.defaultMaxUnavailable, chosen);
-}
 
 /**
  * A bounce that was in flight when a previous run died may have landed: look before sending it
@@ -48,9 +37,7 @@ async function sendBatch(
   batch: ChosenPod[],
   bounced: Set<string>,
 ): Promise<boolean> {
-  const strategy = strategyFor(
-    context.data.selector.bounceMode ?? context.deps.settings.bounceMode,
-  );
+  const strategy = strategyFor(bounceModeOf(context.deps.settings, context.data.selector));
   const size = Math.max(CHUNK, Math.ceil(batch.length / MAX_CHUNKS));
   let blocked = false;
   for (let start = 0; start < batch.length; start += size) {
@@ -105,33 +92,35 @@ function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
   };
 }
 
-/** The pods to bounce one by one: all chosen, or in rollout mode those without an owner to restart. */
-async function podsToBounce(
-  context: StepContext,
-  limit: number,
-): Promise<ChosenPod[] | { wait: PendingWait }> {
+/**
+ * The selector's plan (`planBounce`, the one the dry run shows), from the chosen pods and, in
+ * rollout mode, their owners as persisted.
+ */
+async function planOf(context: StepContext): Promise<BouncePlan> {
+  const { settings } = context.deps;
+  const { selector } = context.data;
   const chosen = context.progress.chosen ?? [];
-  if (modeOf(context) !== 'rollout') return chosen;
-  const rolled = await rollOwners(context, limit);
-  if ('wait' in rolled) return rolled;
-  // Pods without a restartable owner are evicted, in batches like any other.
-  return chosen.filter((pod) => rolled.ownerless.has(pod.uid));
+  if (bounceModeOf(settings, selector) !== 'rollout') return planBounce(settings, selector, chosen);
+  return planBounce(settings, selector, chosen, await podOwners(context));
 }
 
 /**
- * Bounces every chosen pod exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3),
- * each guarded by the pod's uid so that a replacement reusing the name is never touched. Before
- * each batch: the replacements gate, the abort mark and the pause annotation. Progress is
- * persisted around every chunk, so a re-run resumes with the batch it was in.
+ * Carries out the plan: in rollout mode its owners first (modes/rollout.ts), then every pod of
+ * its batches exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3), each guarded
+ * by the pod's uid so that a replacement reusing the name is never touched. Before each batch:
+ * the replacements gate, the abort mark and the pause annotation. Progress is persisted around
+ * every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
-  const chosen = context.progress.chosen ?? [];
-  const limit = maxUnavailableOf(context, chosen.length);
-  const pods = await podsToBounce(context, limit);
-  if ('wait' in pods) return pods;
+  const plan = await planOf(context);
+  const limit = plan.maxUnavailable;
+  if (plan.owners.length > 0) {
+    const rolled = await rollOwners(context, plan);
+    if (rolled !== 'done') return rolled;
+  }
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
-  for (const planned of planBatches(pods, limit)) {
+  for (const planned of plan.batches) {
     const batch = planned.filter((pod) => !bounced.has(pod.uid));
     if (batch.length === 0) continue;
     const gate =

@@ -1,6 +1,6 @@
 import type { PodInfo } from '../../kube/pods.js';
-import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { chosenPod } from '../plan.js';
 
 /**
  * A pod needs bouncing unless it is already terminating or was created at or after `issuedAt`
@@ -10,10 +10,6 @@ import { DONE, type StepContext, type StepOutcome } from '../context.js';
 export function needsBounce(pod: PodInfo, issuedAt: Date | undefined): boolean {
   if (pod.terminating) return false;
   return issuedAt === undefined || pod.createdAt.getTime() < issuedAt.getTime();
-}
-
-function toChosen({ name, uid, owner }: PodInfo): ChosenPod {
-  return owner === undefined ? { name, uid } : { name, uid, owner };
 }
 
 /**
@@ -29,7 +25,7 @@ export async function select(context: StepContext): Promise<StepOutcome> {
     // meanwhile instead of at the first gate (where a read before it has listed costs a LIST).
     deps.view?.watchPods(data.selector.namespace);
     const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
-    chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(toChosen);
+    chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(chosenPod);
     await context.save({ chosen, bounced: [], inFlight: [] });
     const skipped = pods.length - chosen.length;
     context.note(
