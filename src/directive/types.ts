@@ -1,5 +1,7 @@
 /** The PodBounceDirective custom resource (internal.gloo.solo.io/v2), as pod-bouncer reads it. */
 
+import type { Gate } from '../gates/types.js';
+
 export const DIRECTIVE_GROUP = 'internal.gloo.solo.io';
 export const DIRECTIVE_VERSION = 'v2';
 export const DIRECTIVE_PLURAL = 'podbouncedirectives';
@@ -36,10 +38,14 @@ export interface PodSelector {
   maxUnavailable?: number | string;
   /** Extension: default BOUNCE_MODE. */
   bounceMode?: BounceMode;
+  /** Extension: seconds to wait after each batch's replacements are Ready; default DEFAULT_SOAK_SECONDS. */
+  soakSeconds?: number;
 }
 
 export interface DirectiveSpec {
   meshRef?: ObjectRef;
+  /** Extension: all must be open before any batch is sent (DESIGN §4 Gates). */
+  gates?: Gate[];
   podsToBounce: PodSelector[];
 }
 

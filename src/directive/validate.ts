@@ -1,3 +1,4 @@
+import { checkGates, normalizeGates } from '../gates/validate.js';
 import { isRecord } from '../records.js';
 import { parseMaxUnavailable } from './max-unavailable.js';
 import {
@@ -90,7 +91,19 @@ function checkExtensions(
   field: string,
   problems: Problem[],
 ): void {
-  const { maxUnavailable, bounceMode } = selector;
+  const { maxUnavailable, bounceMode, soakSeconds } = selector;
+  if (
+    soakSeconds != null &&
+    (typeof soakSeconds !== 'number' ||
+      !Number.isInteger(soakSeconds) ||
+      soakSeconds < 0 ||
+      soakSeconds > 86_400)
+  ) {
+    problems.push({
+      field: `${field}.soakSeconds`,
+      message: 'must be a whole number from 0 to 86400',
+    });
+  }
   if (maxUnavailable != null && parseMaxUnavailable(maxUnavailable) === undefined) {
     problems.push({
       field: `${field}.maxUnavailable`,
@@ -113,6 +126,7 @@ export function validateSpec(spec: unknown): Problem[] {
   const problems: Problem[] = [];
   if (!isRecord(spec)) return [{ field: 'spec', message: 'must be an object' }];
   if (spec.meshRef !== undefined) checkRef(spec.meshRef, 'spec.meshRef', problems);
+  checkGates(spec.gates, 'spec.gates', problems);
   const pods = spec.podsToBounce;
   if (!Array.isArray(pods) || pods.length === 0) {
     problems.push({ field: 'spec.podsToBounce', message: 'must list at least one pod selector' });
@@ -128,6 +142,7 @@ export function validateSpec(spec: unknown): Problem[] {
 export function normalizeSpec(spec: DirectiveSpec): DirectiveSpec {
   return {
     ...(spec.meshRef ? { meshRef: spec.meshRef } : {}),
+    ...(normalizeGates(spec.gates) ? { gates: normalizeGates(spec.gates) } : {}),
     podsToBounce: spec.podsToBounce.map((selector) => ({
       namespace: selector.namespace,
       labels: selector.labels ?? {},
@@ -135,6 +150,7 @@ export function normalizeSpec(spec: DirectiveSpec): DirectiveSpec {
       ...(selector.rootCertSync ? { rootCertSync: selector.rootCertSync } : {}),
       ...(selector.maxUnavailable != null ? { maxUnavailable: selector.maxUnavailable } : {}),
       ...(selector.bounceMode != null ? { bounceMode: selector.bounceMode } : {}),
+      ...(selector.soakSeconds != null ? { soakSeconds: selector.soakSeconds } : {}),
     })),
   };
 }
