@@ -23,6 +23,8 @@ import {
   readText,
 } from './config/environment.js';
 import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
+import type { Gate } from './gates/types.js';
+import { parseWindowsText } from './gates/windows.js';
 
 export { ConfigError } from './config/environment.js';
 
@@ -67,6 +69,19 @@ export interface Config {
   readonly retentionDays: number;
   /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
   readonly notify: NotifyConfig | undefined;
+  /** A selector's `soakSeconds` when it sets none (DEFAULT_SOAK_SECONDS). */
+  readonly defaultSoakSeconds: number;
+  readonly gates: GatesConfig;
+}
+
+export interface GatesConfig {
+  /** PROMETHEUS_URL: alerts and query gates need it. */
+  readonly prometheusUrl: string | undefined;
+  readonly prometheusTokenFile: string | undefined;
+  /** GATE_ALERTS and GATE_WINDOWS: the gates every directive gets. */
+  readonly installation: readonly Gate[];
+  readonly intervalSeconds: number;
+  readonly timeoutSeconds: number;
 }
 
 export interface NotifyConfig {
@@ -98,7 +113,12 @@ function maxUnavailable(env: Env): MaxUnavailable {
   return parsed;
 }
 
-function url(env: Env, name: string, protocols: readonly string[], message: string): string | undefined {
+function url(
+  env: Env,
+  name: string,
+  protocols: readonly string[],
+  message: string,
+): string | undefined {
   const raw = readText(env, name);
   if (raw === undefined) return undefined;
   let protocol: string | undefined;
@@ -236,6 +256,40 @@ function allowedNamespaces(env: Env): readonly string[] | undefined {
   return Object.freeze([...new Set(names)]);
 }
 
+function gates(env: Env): GatesConfig {
+  const prometheusUrl = httpUrl(env, 'PROMETHEUS_URL');
+  const installation: Gate[] = [];
+  const alerts = readText(env, 'GATE_ALERTS');
+  if (alerts !== undefined) {
+    if (prometheusUrl === undefined) {
+      throw new ConfigError('GATE_ALERTS needs PROMETHEUS_URL, the Prometheus it asks for alerts.');
+    }
+    try {
+      new RegExp(`^(?:${alerts})$`);
+    } catch {
+      throw new ConfigError(
+        `GATE_ALERTS must be a regular expression of alert names, not "${alerts}".`,
+      );
+    }
+    installation.push({ alerts });
+  }
+  const windows = readText(env, 'GATE_WINDOWS');
+  if (windows !== undefined) {
+    try {
+      installation.push({ windows: parseWindowsText(windows) });
+    } catch (error) {
+      throw new ConfigError(`GATE_WINDOWS is not valid: ${(error as Error).message}.`);
+    }
+  }
+  return {
+    prometheusUrl,
+    prometheusTokenFile: readText(env, 'PROMETHEUS_TOKEN_FILE'),
+    installation: Object.freeze(installation),
+    intervalSeconds: readInteger(env, 'GATE_INTERVAL_SECONDS'),
+    timeoutSeconds: readInteger(env, 'GATE_TIMEOUT_SECONDS'),
+  };
+}
+
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = readSetting(env, 'LOG_LEVEL');
@@ -268,6 +322,8 @@ export function loadConfig(env: Env = process.env): Config {
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
+    defaultSoakSeconds: readInteger(env, 'DEFAULT_SOAK_SECONDS'),
+    gates: gates(env),
   };
   return Object.freeze(config);
 }

@@ -10,10 +10,15 @@ export function chartConfigVariables(): Variable[] {
   return VARIABLES.filter((variable) => variable.chart.kind === 'config');
 }
 
+function isRequired(variable: Variable): boolean {
+  return variable.chart.kind === 'config' && variable.chart.required === true;
+}
+
 /**
  * `properties.config` of the chart's values.schema.json: each key's type and bounds are its
- * variable's schema, its default the program's. Variables without a default are required, since the
- * chart cannot leave them to the program (ALLOWED_NAMESPACES: its RBAC reaches every namespace).
+ * variable's schema, its default the program's. Keys with a default are required (values.yaml
+ * carries them), and so is ALLOWED_NAMESPACES, which the chart cannot leave to the program: its
+ * RBAC reaches every namespace. Other keys without a default are optional and left unset.
  */
 export function chartConfigSchema(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
@@ -29,7 +34,9 @@ export function chartConfigSchema(): Record<string, unknown> {
     additionalProperties: false,
     description: 'Environment of the api and worker; docs/configuration.md says what each does.',
     properties,
-    required: chartConfigVariables().map((variable) => chartKey(variable.name)),
+    required: chartConfigVariables()
+      .filter((variable) => variable.default !== undefined || isRequired(variable))
+      .map((variable) => chartKey(variable.name)),
   };
 }
 

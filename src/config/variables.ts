@@ -18,7 +18,7 @@ export type Role = 'serve' | 'work';
  * - `fixed`: the chart decides it, for the reason given.
  */
 export type ChartSource =
-  | { readonly kind: 'config' }
+  | { readonly kind: 'config'; readonly required?: true }
   | { readonly kind: 'values'; readonly path: string }
   | { readonly kind: 'fixed'; readonly reason: string };
 
@@ -48,6 +48,7 @@ export const GROUPS = [
   'What a credential may do',
   'Dashboard',
   'Workflow',
+  'Gates and soak',
   'Notifications',
   'Logs',
 ] as const;
@@ -58,6 +59,8 @@ const SERVE: readonly Role[] = ['serve'];
 const WORK: readonly Role[] = ['work'];
 
 const config: ChartSource = { kind: 'config' };
+/** A `config` value every install must give (values.schema.json requires it). */
+const requiredConfig: ChartSource = { kind: 'config', required: true };
 const values = (path: string): ChartSource => ({ kind: 'values', path });
 const fixed = (reason: string): ChartSource => ({ kind: 'fixed', reason });
 
@@ -298,7 +301,7 @@ export const VARIABLES: readonly Variable[] = [
     defaultText: 'every namespace (warned at start-up)',
     roles: BOTH,
     doc: 'comma-separated namespaces directives, selectors and inline directives may touch; * for every namespace, chosen explicitly',
-    chart: config,
+    chart: requiredConfig,
   },
   {
     name: 'INLINE_DIRECTIVES',
@@ -402,6 +405,66 @@ export const VARIABLES: readonly Variable[] = [
     default: 30_000,
     roles: WORK,
     doc: "how long a worker's job lock lives: a killed worker's job is taken over after about this long",
+    chart: config,
+  },
+  // Gates and soak
+  {
+    name: 'DEFAULT_SOAK_SECONDS',
+    group: 'Gates and soak',
+    schema: integer(0, 86_400),
+    default: 0,
+    roles: WORK,
+    doc: 'soakSeconds of a selector that sets none: how long to wait after each batch is Ready',
+    chart: config,
+  },
+  {
+    name: 'PROMETHEUS_URL',
+    group: 'Gates and soak',
+    schema: Type.String({ pattern: '^https?://' }),
+    roles: BOTH,
+    doc: 'Prometheus HTTP API for alerts and query gates (required by them)',
+    chart: config,
+  },
+  {
+    name: 'PROMETHEUS_TOKEN_FILE',
+    group: 'Gates and soak',
+    schema: text(),
+    roles: WORK,
+    doc: 'a file holding the bearer token sent to Prometheus, read at each request',
+    chart: config,
+  },
+  {
+    name: 'GATE_ALERTS',
+    group: 'Gates and soak',
+    schema: text(),
+    roles: BOTH,
+    doc: 'an alerts gate (a regex of alert names) applied to every directive',
+    chart: config,
+  },
+  {
+    name: 'GATE_WINDOWS',
+    group: 'Gates and soak',
+    schema: text(),
+    roles: BOTH,
+    doc: 'windows applied to every directive: Mon-Fri 02:00-05:00 Europe/Berlin; Sat,Sun 00:00-24:00',
+    chart: config,
+  },
+  {
+    name: 'GATE_INTERVAL_SECONDS',
+    group: 'Gates and soak',
+    schema: integer(1, 3600),
+    default: 30,
+    roles: WORK,
+    doc: 'how often a closed gate is evaluated again (and how old a shared verdict may be)',
+    chart: config,
+  },
+  {
+    name: 'GATE_TIMEOUT_SECONDS',
+    group: 'Gates and soak',
+    schema: integer(1, 604_800),
+    default: 3600,
+    roles: WORK,
+    doc: 'how long an alerts or query gate may stay closed before the run fails (windows never time out)',
     chart: config,
   },
   // Notifications

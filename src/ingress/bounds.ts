@@ -3,9 +3,10 @@ import { disallowedNamespaces, namespacesOf, outsideAllowedMessage } from '../di
 import type { DirectiveSpec } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { InvalidDirectiveError } from '../events/errors.js';
+import { needsPrometheus } from '../gates/types.js';
 import { HttpProblem } from './http-errors.js';
 
-type Bounds = Pick<Config, 'allowedNamespaces' | 'inlineDirectives' | 'maxSelectors'>;
+type Bounds = Pick<Config, 'allowedNamespaces' | 'inlineDirectives' | 'maxSelectors' | 'gates'>;
 
 /** More selectors than MAX_SELECTORS is 422, checked before anything is applied or enqueued. */
 export function assertSelectorCount(config: Bounds, spec: DirectiveSpec): void {
@@ -17,6 +18,17 @@ export function assertSelectorCount(config: Bounds, spec: DirectiveSpec): void {
       message: `has ${count} selectors, more than MAX_SELECTORS (${config.maxSelectors})`,
     },
   ]);
+}
+
+/** Alerts and query gates ask Prometheus: without PROMETHEUS_URL such a directive is invalid (422). */
+export function assertGatesUsable(config: Bounds, spec: DirectiveSpec): void {
+  if (config.gates.prometheusUrl !== undefined) return;
+  const problems = (spec.gates ?? []).flatMap((gate, index) =>
+    needsPrometheus(gate)
+      ? [{ field: `spec.gates[${index}]`, message: 'needs PROMETHEUS_URL, which is not set' }]
+      : [],
+  );
+  if (problems.length > 0) throw new InvalidDirectiveError(problems);
 }
 
 /** A selector (or its rootCertSync objects) or the directive itself outside ALLOWED_NAMESPACES is 403. */
@@ -64,6 +76,7 @@ export function assertEventAllowed(config: Bounds, event: CertIssued): void {
     );
   }
   assertSelectorCount(config, event.manifest.spec);
+  assertGatesUsable(config, event.manifest.spec);
   assertNamespacesAllowed(config, event.manifest.spec, event.manifest.metadata.namespace);
 }
 
@@ -74,5 +87,6 @@ export function assertSpecAllowed(
   directiveNamespace: string,
 ): void {
   assertSelectorCount(config, spec);
+  assertGatesUsable(config, spec);
   assertNamespacesAllowed(config, spec, directiveNamespace);
 }

@@ -127,7 +127,9 @@ function comparable(config: Config): Record<string, unknown> {
 }
 
 /** A valid value of a `config` variable that differs from its default. */
-function sampleOf(variable: Variable): { set: string; env: string } {
+const PROMETHEUS = ['--set', 'config.prometheusUrl=http://prometheus.monitoring:9090'];
+
+function sampleOf(variable: Variable): { set: string; env: string; extra?: string[] } {
   const schema = variable.schema as {
     type?: string;
     enum?: string[];
@@ -140,6 +142,14 @@ function sampleOf(variable: Variable): { set: string; env: string } {
       return { set: '100%', env: '100%' };
     case 'QUEUE_PREFIX':
       return { set: 'mesh-a', env: 'mesh-a' };
+    case 'PROMETHEUS_URL':
+      return { set: 'http://prometheus.monitoring:9090', env: 'http://prometheus.monitoring:9090' };
+    case 'PROMETHEUS_TOKEN_FILE':
+      return { set: '/var/run/secrets/prometheus/token', env: '/var/run/secrets/prometheus/token' };
+    case 'GATE_ALERTS':
+      return { set: 'IstioHigh5xxRate', env: 'IstioHigh5xxRate', extra: PROMETHEUS };
+    case 'GATE_WINDOWS':
+      return { set: 'Mon-Fri 02:00-05:00 Europe/Berlin', env: 'Mon-Fri 02:00-05:00 Europe/Berlin' };
   }
   if (schema.enum !== undefined) {
     const other = schema.enum.find((value) => value !== variable.default)!;
@@ -334,7 +344,11 @@ describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
     'sets %s from config, and the program reads it',
     (name, variable) => {
       const sample = sampleOf(variable);
-      const objects = render(['--set', `config.${chartKey(name)}=${sample.set}`]);
+      const objects = render([
+        '--set',
+        `config.${chartKey(name)}=${sample.set}`,
+        ...(sample.extra ?? []),
+      ]);
       for (const role of ['api', 'worker'] as const) {
         const env = environment(envOf(objects, role));
         expect(env[name], `${role} ${name}`).toBe(sample.env);

@@ -76,6 +76,46 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the installation-wide gates, and stops on ones that cannot work', () => {
+    expect(loadConfig({}).gates).toMatchObject({
+      prometheusUrl: undefined,
+      installation: [],
+      intervalSeconds: 30,
+      timeoutSeconds: 3600,
+    });
+    const config = loadConfig({
+      PROMETHEUS_URL: 'http://prometheus:9090',
+      GATE_ALERTS: 'IstioHigh5xxRate|KubePodCrashLooping',
+      GATE_WINDOWS: 'Mon-Fri 02:00-05:00 Europe/Berlin',
+      DEFAULT_SOAK_SECONDS: '60',
+    });
+    expect(config.defaultSoakSeconds).toBe(60);
+    expect(config.gates.installation).toEqual([
+      { alerts: 'IstioHigh5xxRate|KubePodCrashLooping' },
+      {
+        windows: [
+          {
+            days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'],
+            start: '02:00',
+            end: '05:00',
+            timeZone: 'Europe/Berlin',
+          },
+        ],
+      },
+    ]);
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ GATE_ALERTS: 'X' }, /^GATE_ALERTS needs PROMETHEUS_URL/],
+      [
+        { PROMETHEUS_URL: 'http://p', GATE_ALERTS: '(' },
+        /^GATE_ALERTS must be a regular expression/,
+      ],
+      [{ GATE_WINDOWS: 'weekdays 02:00-05:00' }, /^GATE_WINDOWS is not valid: "weekdays"/],
+      [{ PROMETHEUS_URL: 'prometheus:9090' }, /^PROMETHEUS_URL must be an http/],
+      [{ GATE_INTERVAL_SECONDS: '0' }, /^GATE_INTERVAL_SECONDS must be a whole number from 1/],
+    ];
+    for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('refuses to serve without an auth decision, and accepts an explicit none or tokens', () => {
     expect(() => assertAuthConfigured(loadConfig({}))).toThrow(/^WEBHOOK_AUTH must be set/);
     expect(() => assertAuthConfigured(loadConfig({ WEBHOOK_AUTH: 'none' }))).not.toThrow();
