@@ -25,6 +25,12 @@ export interface SelectorProgress {
   waitStartedAt?: number;
   /** When the directive was seen paused (epoch ms); a wait's clock does not run meanwhile. */
   pausedAt?: number;
+  /** Which wait the clock times (a gate's name); another wait starts its own clock. */
+  waitClock?: string;
+  /** Soak after the batch that brought the bounced pods to `after`, begun at `at` (epoch ms). */
+  soak?: { after: number; at: number };
+  /** The bounced count whose soak is over: the next soak is after the next batch. */
+  soakedAfter?: number;
   /** The pods this selector bounces, chosen once and never re-chosen. */
   chosen?: ChosenPod[];
   /** Uids whose deletion was sent and answered, or found already done. */

@@ -2,6 +2,8 @@ import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { sharedWatchCaches } from '../kube/watch-caches.js';
+import { GateJudge } from '../gates/judge.js';
+import { PrometheusClient } from '../gates/prometheus.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
@@ -64,7 +66,23 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         bounceMode: config.bounceMode,
         ...(config.allowedNamespaces ? { allowedNamespaces: config.allowedNamespaces } : {}),
         defaultMaxUnavailable: config.defaultMaxUnavailable,
+        defaultSoakSeconds: config.defaultSoakSeconds,
+        installationGates: config.gates.installation,
+        gateIntervalSeconds: config.gates.intervalSeconds,
+        gateTimeoutSeconds: config.gates.timeoutSeconds,
       },
+      gates: new GateJudge({
+        intervalMs: config.gates.intervalSeconds * 1000,
+        prometheus:
+          config.gates.prometheusUrl === undefined
+            ? undefined
+            : new PrometheusClient({
+                url: config.gates.prometheusUrl,
+                ...(config.gates.prometheusTokenFile === undefined
+                  ? {}
+                  : { tokenFile: config.gates.prometheusTokenFile }),
+              }),
+      }),
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
     },
     {

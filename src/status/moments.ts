@@ -28,6 +28,7 @@ export type Moment =
   | { kind: 'chosen'; names: string[] }
   | { kind: 'batchBounced'; counts: Counts }
   | { kind: 'waiting'; what?: string; counts?: Counts; paused?: boolean }
+  | { kind: 'gated'; gate: string; why: string; counts?: Counts }
   | { kind: 'paused'; counts: Counts }
   | { kind: 'resumed'; counts: Counts }
   | { kind: 'finished' }
@@ -149,6 +150,21 @@ function waiting(run: RunRef, moment: Extract<Moment, { kind: 'waiting' }>, now:
   };
 }
 
+/** A gate closed: Ready says Gated and why; one Event per closing, not one per evaluation. */
+function gated(run: RunRef, moment: Extract<Moment, { kind: 'gated' }>, now: Date): Transition {
+  const closed = `gate ${moment.gate} closed: ${moment.why}`;
+  const parts = [moment.counts === undefined ? undefined : countsLabel(moment.counts), closed];
+  const message = parts.filter((part) => part !== undefined).join('; ');
+  return {
+    ...announced('gated', bouncingStatus(run, 'Gated', message), now),
+    eventFor: (before) =>
+      before.conditions?.find((condition) => condition.type === 'Ready')?.reason === 'Gated' &&
+      before.observedGeneration === run.generation
+        ? undefined
+        : { type: 'Normal', reason: 'Gated', message: `${selectorLabel(run)}: ${closed}` },
+  };
+}
+
 function startEvent(run: RunRef): DirectiveEvent {
   return {
     type: 'Normal',
@@ -173,6 +189,7 @@ const BUILDERS: { [K in Moment['kind']]: Builder<K> } = {
   batchBounced: (run, moment, now) =>
     announced('batch bounced', bouncingStatus(run, 'Bouncing', countsLabel(moment.counts)), now),
   waiting,
+  gated,
   paused: (run, moment, now) =>
     announced(
       'paused',

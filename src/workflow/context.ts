@@ -8,6 +8,8 @@ import type { Run } from '../queue/runs.js';
 import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js';
 import type { Counts, Moment } from '../status/moments.js';
 import type { StatusReporter } from '../status/reporter.js';
+import type { GateJudge } from '../gates/judge.js';
+import type { Gate } from '../gates/types.js';
 import type { AbortFlags } from './run-control.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
@@ -21,6 +23,14 @@ export interface WorkflowSettings {
   allowedNamespaces?: readonly string[];
   /** A selector's maxUnavailable when it sets none. */
   defaultMaxUnavailable: MaxUnavailable;
+  /** A selector's soakSeconds when it sets none (DEFAULT_SOAK_SECONDS). */
+  defaultSoakSeconds?: number;
+  /** GATE_ALERTS and GATE_WINDOWS: gates every directive gets. */
+  installationGates?: readonly Gate[];
+  /** GATE_INTERVAL_SECONDS: how often a closed gate is evaluated again. */
+  gateIntervalSeconds?: number;
+  /** GATE_TIMEOUT_SECONDS: how long an alerts or query gate may stay closed. */
+  gateTimeoutSeconds?: number;
 }
 
 export interface WorkflowDeps {
@@ -38,6 +48,8 @@ export interface WorkflowDeps {
   latestRun?: (uid: string) => Promise<Run | undefined>;
   /** Runs aborted by an operator (a Redis key per run). */
   aborts?: AbortFlags;
+  /** Verdicts on gates, shared by the process's jobs; absent: gates are judged without Prometheus. */
+  gates?: GateJudge;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -88,6 +100,14 @@ export interface PendingWait {
   timeoutSeconds: number | undefined;
   /** What a watch event must show for the job to be worth re-checking before its poll. */
   wake?: WakeCondition;
+  /** A closed gate: the status says Gated and names it. */
+  gate?: { name: string; why: string };
+  /** Names the wait the clock times, when a change of wait must start a fresh clock (a gate's). */
+  clock?: string;
+  /** The error when the wait times out, instead of "timed out after …". */
+  timeoutMessage?: string;
+  /** When to look again (ms), instead of POLL_INTERVAL_MS. */
+  recheckMs?: number;
 }
 
 /**

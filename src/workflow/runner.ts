@@ -2,6 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { WaitTimeoutError } from '../errors.js';
 import { observeStepDone } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
+import type { Moment } from '../status/moments.js';
 import type { PendingWait, StepContext } from './context.js';
 import { nextStep, stepFunction, stepPercent } from './steps/index.js';
 
@@ -37,6 +38,19 @@ function waited(context: StepContext, now: number): number {
   return Math.max(0, now - startedAt - paused);
 }
 
+/** What the status is told of a wait: a closed gate (unless paused, which it shows first), or a wait. */
+function momentOf(wait: PendingWait, paused: boolean): Moment {
+  if (wait.gate !== undefined && !paused) {
+    return { kind: 'gated', gate: wait.gate.name, why: wait.gate.why, counts: wait.counts };
+  }
+  return {
+    kind: 'waiting',
+    ...(wait.status === undefined ? {} : { what: wait.status }),
+    ...(wait.counts === undefined ? {} : { counts: wait.counts }),
+    paused,
+  };
+}
+
 /** Parks the job as delayed until the next re-check, or fails it when its wait has timed out. */
 async function waitLater(
   context: StepContext,
@@ -45,24 +59,25 @@ async function waitLater(
   token?: string,
 ): Promise<never> {
   const now = Date.now();
+  // Another wait than the one the clock times (a gate closing after a readiness wait): its own clock.
+  if (wait.clock !== context.progress.waitClock) {
+    context.stage({ waitStartedAt: undefined, waitClock: wait.clock });
+  }
   if (wait.timeoutSeconds !== undefined && waited(context, now) >= wait.timeoutSeconds * 1000) {
-    throw new WaitTimeoutError(`timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`);
+    throw new WaitTimeoutError(
+      wait.timeoutMessage ?? `timed out after ${wait.timeoutSeconds}s waiting for ${wait.what}`,
+    );
   }
   if (context.progress.waitStartedAt === undefined) {
     context.stage({ waitStartedAt: now });
     context.note(`waiting for ${wait.what}`);
   }
-  await context.report({
-    kind: 'waiting',
-    ...(wait.status === undefined ? {} : { what: wait.status }),
-    ...(wait.counts === undefined ? {} : { counts: wait.counts }),
-    paused: context.progress.pausedAt !== undefined,
-  });
+  await context.report(momentOf(wait, context.progress.pausedAt !== undefined));
   // The progress (the wait clock, what the step staged) and the move to delayed leave together:
   // one round trip. Either landing alone leaves what a crash between them would.
   await Promise.all([
     context.flush(),
-    job.moveToDelayed(now + context.deps.settings.pollIntervalMs, token),
+    job.moveToDelayed(now + (wait.recheckMs ?? context.deps.settings.pollIntervalMs), token),
   ]);
   // Parked first, registered second: a wake-up can only find the job already delayed.
   if (wait.wake !== undefined) context.deps.wakeups?.park(job, wait.wake);

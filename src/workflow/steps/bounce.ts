@@ -7,6 +7,7 @@ import { podOwners, rollOwners } from '../modes/rollout.js';
 import { bounceModeOf, planBounce, type BouncePlan } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
+import { gateWait, soakWait } from './gates.js';
 import { countsOf, pausedWait } from './waits.js';
 
 /**
@@ -105,10 +106,29 @@ async function planOf(context: StepContext): Promise<BouncePlan> {
 }
 
 /**
+ * What holds the next batch, in order (DESIGN §4): the previous batch's replacements, the abort
+ * mark, the pause annotation (shown even when a gate is closed too), the soak after the previous
+ * batch, and the gates. Undefined: send it.
+ */
+async function beforeBatch(
+  context: StepContext,
+  bounced: Set<string>,
+  limit: number,
+  size: number,
+): Promise<PendingWait | undefined> {
+  const replacements =
+    bounced.size > 0 ? await batchGate(context, bounced, limit, size) : undefined;
+  if (replacements !== undefined) return replacements;
+  if (await context.isAborted()) throw new AbortedError();
+  if (pausedNow(context)) return pausedWait(context, bounced);
+  return (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
+}
+
+/**
  * Carries out the plan: in rollout mode its owners first (modes/rollout.ts), then every pod of
  * its batches exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3), each guarded
  * by the pod's uid so that a replacement reusing the name is never touched. Before each batch:
- * the replacements gate, the abort mark and the pause annotation. Progress is persisted around
+ * the replacements, the abort mark, the pause annotation, the soak and the gates. Progress is persisted around
  * every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
@@ -123,11 +143,8 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
   for (const planned of plan.batches) {
     const batch = planned.filter((pod) => !bounced.has(pod.uid));
     if (batch.length === 0) continue;
-    const gate =
-      bounced.size > 0 ? await batchGate(context, bounced, limit, batch.length) : undefined;
-    if (gate !== undefined) return { wait: gate };
-    if (await context.isAborted()) throw new AbortedError();
-    if (pausedNow(context)) return { wait: pausedWait(context, bounced) };
+    const held = await beforeBatch(context, bounced, limit, batch.length);
+    if (held !== undefined) return { wait: held };
     if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
   }
   return DONE;

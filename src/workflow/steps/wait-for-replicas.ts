@@ -1,4 +1,5 @@
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { soakWait } from './gates.js';
 import { readyReplacements } from './replacements.js';
 
 /**
@@ -9,13 +10,20 @@ import { readyReplacements } from './replacements.js';
 export async function waitForReplicas(context: StepContext): Promise<StepOutcome> {
   const { selector } = context.data;
   const wanted = selector.waitForReplicas;
-  if (wanted === 0) return DONE;
+  // After the last batch, the soak follows the replicas wait (or the batch, without one).
+  const soakAfterLast = async (): Promise<StepOutcome> => {
+    const soak = await soakWait(context, new Set(context.progress.bounced ?? []));
+    return soak === undefined ? DONE : { wait: soak };
+  };
+  if (wanted === 0) return soakAfterLast();
   const ready = await readyReplacements(context);
   if (ready.length >= wanted) {
-    context.note(
-      `${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`,
-    );
-    return DONE;
+    if (context.progress.soak === undefined && context.progress.soakedAfter === undefined) {
+      context.note(
+        `${ready.length} replacement pod(s) Ready: ${ready.map((pod) => pod.name).join(', ')}`,
+      );
+    }
+    return soakAfterLast();
   }
   const chosen = context.progress.chosen ?? [];
   return {
