@@ -115,6 +115,14 @@ function signed(request: FastifyRequest): boolean {
 const SIGNATURE_ELSEWHERE =
   'A signature authenticates POST /v1/events only; this route needs a bearer token.';
 
+/**
+ * A dry run changes nothing (DESIGN §2), the memory of its webhook-id included: the same signed
+ * delivery sent for real afterwards must start its run, not be answered as its own duplicate.
+ */
+function dryRun(request: FastifyRequest): boolean {
+  return (request.query as { dryRun?: unknown } | undefined)?.dryRun === true;
+}
+
 /** Claims a Standard Webhooks id, keyed by the route too (only the events endpoint takes one). */
 async function claimOnce(
   deps: AuthDeps,
@@ -235,7 +243,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
         this.verifyBody(request, Buffer.alloc(0));
       }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
-      if (state.pending.kind !== 'standard') return undefined;
+      if (state.pending.kind !== 'standard' || dryRun(request)) return undefined;
       return claimOnce(deps, request, state.pending.headers.id).then((earlier) =>
         answerReplay(request, reply, earlier),
       );

@@ -114,6 +114,32 @@ describe('Standard Webhooks signatures, with webhook-id replay protection', () =
     expect(annotations['pod-bouncer.io/paused']).toBeUndefined();
   });
 
+  it('lets a dry run claim no webhook-id: the same delivery sent afterwards starts its run', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'third' } });
+    const headers = signed(body);
+    const dry = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+    expect(dry.status).toBe(200);
+    expect(((await dry.json()) as Record<string, unknown>).dryRun).toBe(true);
+    const genuine = await send(body, headers);
+    expect(genuine.status).toBe(202);
+    expect(genuine.body).toMatchObject({ directive: 'swns/third', duplicate: false });
+    expect(genuine.body.jobIds).toHaveLength(1);
+    // Nothing is kept of a dry run in Redis, its webhook-id included.
+    const another = signed(body);
+    const planned = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: another,
+      body,
+    });
+    expect(planned.status).toBe(200);
+    const key = webhookIdKey(h.prefix, `POST /v1/events ${another['webhook-id']}`);
+    expect(await h.serve.redis.exists(key)).toBe(0);
+  });
+
   it('releases the id of a delivery that changed nothing, so the retry is handled afresh', async () => {
     const body = JSON.stringify({ directive: { namespace: 'swns', name: 'not-yet' } });
     const headers = signed(body);
