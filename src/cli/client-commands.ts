@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ApiClient } from './api-client.js';
-import { credentialsFrom } from './credentials.js';
-import { CLIENT_ENV, envHelp } from './env-help.js';
+import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
+import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
 import { finalState, renderStatus, type DirectiveView } from './status-view.js';
 
 export interface DirectiveRef {
@@ -34,11 +34,11 @@ function parseInstant(value: string): string {
   return value;
 }
 
-function clientFrom(env: Record<string, string | undefined>): ApiClient {
-  return new ApiClient(
-    env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080',
-    credentialsFrom(env),
-  );
+/** `send` signs or sends a token; every other command sends POD_BOUNCER_TOKEN, or stops. */
+function clientFrom(env: Record<string, string | undefined>, command: string): ApiClient {
+  const credentials: Credentials =
+    command === 'send' ? credentialsFrom(env) : tokenFrom(env, command);
+  return new ApiClient(env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080', credentials);
 }
 
 const path = (ref: DirectiveRef, verb?: string): string =>
@@ -56,7 +56,7 @@ async function send(
   ref: DirectiveRef,
   options: { issuedAt?: string; dryRun?: boolean },
 ): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, 'send');
   const body = { directive: ref, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) };
   const answer = await api.ok(api.post(`/v1/events${options.dryRun ? '?dryRun=true' : ''}`, body));
   io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
@@ -87,7 +87,7 @@ async function status(
   ref: DirectiveRef,
   options: { watch?: boolean },
 ): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, 'status');
   const tty = io.out.isTTY === true;
   let view = await readView(api, ref);
   let shown: string[] = [];
@@ -113,7 +113,7 @@ async function status(
 }
 
 async function verb(io: ClientIo, ref: DirectiveRef, action: string): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, action);
   const answer = await api.ok(api.post(path(ref, action)));
   io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
 }
@@ -127,14 +127,14 @@ const VERBS: [string, string][] = [
 
 /** `send`, `status` and the admin verbs: talk to a running api. */
 export function registerClientCommands(program: Command, io: ClientIo): void {
-  const help = envHelp(CLIENT_ENV);
+  const help = envHelp(TOKEN_ENV);
   program
     .command('send')
     .description("post a cert-issued event for a directive (the issuer's one-liner)")
     .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
     .option('--issued-at <time>', 'when the certificate was issued (RFC 3339)', parseInstant)
     .option('--dry-run', 'print the plan instead of starting a run')
-    .addHelpText('after', help)
+    .addHelpText('after', envHelp(CLIENT_ENV))
     .action((ref: DirectiveRef, options: { issuedAt?: string; dryRun?: boolean }) =>
       send(io, ref, options),
     );
