@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ApiClient } from './api-client.js';
+import { ApiClient, ClientError } from './api-client.js';
 import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
 import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
 import { finalState, renderStatus, type DirectiveView } from './status-view.js';
+import { plainJson, plainText } from './terminal-text.js';
 
 export interface DirectiveRef {
   namespace: string;
@@ -41,6 +42,19 @@ function clientFrom(env: Record<string, string | undefined>, command: string): A
   return new ApiClient(env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080', credentials);
 }
 
+/** An answer printed whole, as JSON whose every string (keys too) is free of control characters. */
+function printable(answer: Record<string, unknown>): string {
+  try {
+    return `${JSON.stringify(plainJson(answer), null, 2)}\n`;
+  } catch (error) {
+    // Nesting deep enough to exhaust the stack: not a pod-bouncer answer.
+    if (error instanceof RangeError) {
+      throw new ClientError("pod-bouncer's answer is nested too deeply to print.");
+    }
+    throw error;
+  }
+}
+
 const path = (ref: DirectiveRef, verb?: string): string =>
   `/v1/directives/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}${verb ? `/${verb}` : ''}`;
 
@@ -59,7 +73,7 @@ async function send(
   const api = clientFrom(io.env, 'send');
   const body = { directive: ref, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) };
   const answer = await api.ok(api.post(`/v1/events${options.dryRun ? '?dryRun=true' : ''}`, body));
-  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+  io.out.write(printable(answer));
 }
 
 async function readView(api: ApiClient, ref: DirectiveRef): Promise<DirectiveView> {
@@ -92,8 +106,9 @@ async function status(
   let view = await readView(api, ref);
   let shown: string[] = [];
   for (;;) {
+    // Each line is made plain as it is printed: the server's strings are in it.
     const lines = renderStatus(view, tty).map((line) =>
-      tty ? fitted(line, io.out.columns) : line,
+      tty ? fitted(plainText(line), io.out.columns) : plainText(line),
     );
     if (lines.join('\n') !== shown.join('\n')) {
       // On a terminal the previous block is redrawn in place; elsewhere each change is a new block.
@@ -115,7 +130,7 @@ async function status(
 async function verb(io: ClientIo, ref: DirectiveRef, action: string): Promise<void> {
   const api = clientFrom(io.env, action);
   const answer = await api.ok(api.post(path(ref, action)));
-  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+  io.out.write(printable(answer));
 }
 
 const VERBS: [string, string][] = [
