@@ -5,6 +5,7 @@ import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
 import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
 import { finalState, renderStatus, type DirectiveView } from './status-view.js';
 import { plainJson, plainText } from './terminal-text.js';
+import { directiveViewOf } from './view-answer.js';
 
 export interface DirectiveRef {
   namespace: string;
@@ -78,12 +79,7 @@ async function send(
 
 async function readView(api: ApiClient, ref: DirectiveRef): Promise<DirectiveView> {
   const body = await api.ok(api.get(path(ref)));
-  return {
-    directive: `${ref.namespace}/${ref.name}`,
-    status: {},
-    jobs: [],
-    ...body,
-  };
+  return directiveViewOf(body, `${ref.namespace}/${ref.name}`);
 }
 
 /**
@@ -106,7 +102,7 @@ async function status(
   let view = await readView(api, ref);
   let shown: string[] = [];
   for (;;) {
-    // Each line is made plain as it is printed: the server's strings are in it.
+    // The view's strings are plain already; each line is made plain again as it is printed.
     const lines = renderStatus(view, tty).map((line) =>
       tty ? fitted(plainText(line), io.out.columns) : plainText(line),
     );

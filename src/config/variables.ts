@@ -7,6 +7,7 @@
 
 import { Type, type TInteger, type TSchema, type TString } from 'typebox';
 
+import { MAX_SELECTORS_CEILING } from '../directive/bounds.js';
 import { BOUNCE_MODES } from '../directive/types.js';
 
 export type Role = 'serve' | 'work';
@@ -312,7 +313,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: 'MAX_SELECTORS',
     group: 'What a credential may do',
-    schema: integer(1, 10_000),
+    schema: integer(1, MAX_SELECTORS_CEILING),
     default: 1000,
     roles: SERVE,
     doc: "most selectors a directive may have (422 above); Gloo's issuer writes one per workload of the mesh",

@@ -59,7 +59,7 @@ const HOSTILE_VIEW = {
     {
       selectorIndex: 0,
       jobId: 'j\x1b[2J',
-      state: 'failed',
+      state: 'failed\x1b[1A',
       attemptsMade: 1,
       failedReason: 'why\x1b]52;c;Y2xpcGJvYXJk\x07',
     },
@@ -139,8 +139,24 @@ describe('pod-bouncer CLI against a hostile server', () => {
     expect(lines[1]).toMatch(/^selector 1\/1 {2}bounced -\/1 .* failed {2}why$/);
   });
 
-  it('says in one sentence that an answer is not JSON, or too large', async () => {
+  it('refuses an answer whose selector index is out of bounds, at once, in one sentence', async () => {
+    const started = Date.now();
+    // A small heap: an answer that would build millions of lines ends the process, not the machine.
+    const run = await runCli(['status', 'evil/huge'], {
+      ...env(),
+      NODE_OPTIONS: '--max-old-space-size=96',
+    });
+    expect(run.code, run.stderr.slice(0, 300)).toBe(1);
+    expect(linesOf(run.stderr)).toEqual([
+      expect.stringMatching(/^pod-bouncer's answer .*selectorIndex.*\.$/),
+    ]);
+    expect(run.stdout).toBe('');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('says in one sentence that an answer is malformed, not JSON, or too large', async () => {
     for (const [name, pattern] of [
+      ['malformed', /^pod-bouncer's answer .*(status|jobs).*\.$/],
       ['text', /^pod-bouncer answered 200: not json at all\.?$/],
       ['endless', /^pod-bouncer's answer is larger than \d+ MiB/],
     ] as const) {
