@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ApiClient } from './api-client.js';
-import { credentialsFrom } from './credentials.js';
-import { CLIENT_ENV, envHelp } from './env-help.js';
+import { ApiClient, ClientError } from './api-client.js';
+import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
+import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
 import { finalState, renderStatus, type DirectiveView } from './status-view.js';
+import { plainJson, plainText } from './terminal-text.js';
+import { directiveViewOf } from './view-answer.js';
 
 export interface DirectiveRef {
   namespace: string;
@@ -34,11 +36,24 @@ function parseInstant(value: string): string {
   return value;
 }
 
-function clientFrom(env: Record<string, string | undefined>): ApiClient {
-  return new ApiClient(
-    env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080',
-    credentialsFrom(env),
-  );
+/** `send` signs or sends a token; every other command sends POD_BOUNCER_TOKEN, or stops. */
+function clientFrom(env: Record<string, string | undefined>, command: string): ApiClient {
+  const credentials: Credentials =
+    command === 'send' ? credentialsFrom(env) : tokenFrom(env, command);
+  return new ApiClient(env.POD_BOUNCER_URL?.trim() || 'http://127.0.0.1:8080', credentials);
+}
+
+/** An answer printed whole, as JSON whose every string (keys too) is free of control characters. */
+function printable(answer: Record<string, unknown>): string {
+  try {
+    return `${JSON.stringify(plainJson(answer), null, 2)}\n`;
+  } catch (error) {
+    // Nesting deep enough to exhaust the stack: not a pod-bouncer answer.
+    if (error instanceof RangeError) {
+      throw new ClientError("pod-bouncer's answer is nested too deeply to print.");
+    }
+    throw error;
+  }
 }
 
 const path = (ref: DirectiveRef, verb?: string): string =>
@@ -56,20 +71,15 @@ async function send(
   ref: DirectiveRef,
   options: { issuedAt?: string; dryRun?: boolean },
 ): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, 'send');
   const body = { directive: ref, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) };
   const answer = await api.ok(api.post(`/v1/events${options.dryRun ? '?dryRun=true' : ''}`, body));
-  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+  io.out.write(printable(answer));
 }
 
 async function readView(api: ApiClient, ref: DirectiveRef): Promise<DirectiveView> {
   const body = await api.ok(api.get(path(ref)));
-  return {
-    directive: `${ref.namespace}/${ref.name}`,
-    status: {},
-    jobs: [],
-    ...body,
-  };
+  return directiveViewOf(body, `${ref.namespace}/${ref.name}`);
 }
 
 /**
@@ -87,13 +97,14 @@ async function status(
   ref: DirectiveRef,
   options: { watch?: boolean },
 ): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, 'status');
   const tty = io.out.isTTY === true;
   let view = await readView(api, ref);
   let shown: string[] = [];
   for (;;) {
+    // The view's strings are plain already; each line is made plain again as it is printed.
     const lines = renderStatus(view, tty).map((line) =>
-      tty ? fitted(line, io.out.columns) : line,
+      tty ? fitted(plainText(line), io.out.columns) : plainText(line),
     );
     if (lines.join('\n') !== shown.join('\n')) {
       // On a terminal the previous block is redrawn in place; elsewhere each change is a new block.
@@ -113,9 +124,9 @@ async function status(
 }
 
 async function verb(io: ClientIo, ref: DirectiveRef, action: string): Promise<void> {
-  const api = clientFrom(io.env);
+  const api = clientFrom(io.env, action);
   const answer = await api.ok(api.post(path(ref, action)));
-  io.out.write(`${JSON.stringify(answer, null, 2)}\n`);
+  io.out.write(printable(answer));
 }
 
 const VERBS: [string, string][] = [
@@ -127,14 +138,14 @@ const VERBS: [string, string][] = [
 
 /** `send`, `status` and the admin verbs: talk to a running api. */
 export function registerClientCommands(program: Command, io: ClientIo): void {
-  const help = envHelp(CLIENT_ENV);
+  const help = envHelp(TOKEN_ENV);
   program
     .command('send')
     .description("post a cert-issued event for a directive (the issuer's one-liner)")
     .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
     .option('--issued-at <time>', 'when the certificate was issued (RFC 3339)', parseInstant)
     .option('--dry-run', 'print the plan instead of starting a run')
-    .addHelpText('after', help)
+    .addHelpText('after', envHelp(CLIENT_ENV))
     .action((ref: DirectiveRef, options: { issuedAt?: string; dryRun?: boolean }) =>
       send(io, ref, options),
     );

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 
-/** How the client proves who it is, from POD_BOUNCER_TOKEN or one of the two signing secrets. */
+/** How the client proves who it is: POD_BOUNCER_TOKEN, or (`send` only) one of the two signing secrets. */
 export type Credentials =
   | { kind: 'token'; token: string }
   | { kind: 'hmac'; secret: string }
@@ -18,7 +18,10 @@ function read(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** The one credential the environment gives; more than one is a mistake worth naming. */
+/**
+ * The one credential `send` uses, a token or a signing secret; more than one is a mistake worth
+ * naming.
+ */
 export function credentialsFrom(env: Env): Credentials {
   const token = read(env, 'POD_BOUNCER_TOKEN');
   const hmac = read(env, 'POD_BOUNCER_HMAC_SECRET');
@@ -33,6 +36,20 @@ export function credentialsFrom(env: Env): Credentials {
   if (hmac !== undefined) return { kind: 'hmac', secret: hmac };
   if (standard !== undefined) return { kind: 'standard', key: standardKey(standard) };
   return { kind: 'none' };
+}
+
+/**
+ * The token of a command other than `send`. A signature covers only a body (and, for Standard
+ * Webhooks, an id and a time), never the route, so the api takes one on POST /v1/events alone:
+ * status, retry, pause, resume and abort need a bearer token, and say so before asking.
+ */
+export function tokenFrom(env: Env, command: string): Credentials {
+  const token = read(env, 'POD_BOUNCER_TOKEN');
+  if (token !== undefined) return { kind: 'token', token };
+  throw new CredentialsError(
+    `pod-bouncer ${command} needs POD_BOUNCER_TOKEN, a bearer token (one of WEBHOOK_TOKENS or a ` +
+      'service-account token); only send signs, with POD_BOUNCER_HMAC_SECRET or POD_BOUNCER_STANDARD_SECRET.',
+  );
 }
 
 function standardKey(secret: string): Buffer {

@@ -5,11 +5,27 @@
 
 import { helpLines } from '../config/reference.js';
 
+/** What `send` reads: a token, or a secret to sign its event with (the api takes either there). */
 export const CLIENT_ENV: [string, string][] = [
   ['POD_BOUNCER_URL', 'the api to talk to (default http://127.0.0.1:8080)'],
-  ['POD_BOUNCER_TOKEN', 'bearer token (one of WEBHOOK_TOKENS, or a service-account token)'],
-  ['POD_BOUNCER_HMAC_SECRET', 'sign requests with X-Signature-256 (WEBHOOK_HMAC_SECRET)'],
-  ['POD_BOUNCER_STANDARD_SECRET', 'sign requests as Standard Webhooks (whsec_…)'],
+  [
+    'POD_BOUNCER_TOKEN',
+    'bearer token (one of WEBHOOK_TOKENS, or a service-account token); status, retry, pause, resume and abort need it',
+  ],
+  [
+    'POD_BOUNCER_HMAC_SECRET',
+    'send only: sign the event with X-Signature-256 (WEBHOOK_HMAC_SECRET)',
+  ],
+  ['POD_BOUNCER_STANDARD_SECRET', 'send only: sign the event as Standard Webhooks (whsec_…)'],
+];
+
+/** What status, retry, pause, resume and abort read: the api takes no signature on those routes. */
+export const TOKEN_ENV: [string, string][] = [
+  ['POD_BOUNCER_URL', 'the api to talk to (default http://127.0.0.1:8080)'],
+  [
+    'POD_BOUNCER_TOKEN',
+    'bearer token, required (one of WEBHOOK_TOKENS, or a service-account token)',
+  ],
 ];
 
 export const DEMO_ENV: [string, string][] = [

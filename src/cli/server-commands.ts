@@ -54,8 +54,9 @@ export function registerServerCommands(
     .option('--kubeconfig <file>', 'where to write its kubeconfig (default: a temporary file)')
     .addHelpText(
       'after',
-      '\nStays up until Ctrl-C. Then, in another shell:\n' +
-        '  KUBECONFIG=<the printed path> WEBHOOK_AUTH=none pod-bouncer all\n' +
+      '\nStays up until Ctrl-C. Then, in another shell, with the path and token it printed:\n' +
+        '  KUBECONFIG=<the path> WEBHOOK_TOKENS=<the token> pod-bouncer all\n' +
+        '  export POD_BOUNCER_TOKEN=<the token>\n' +
         '  pod-bouncer send istio-system/mesh-certs && pod-bouncer status --watch istio-system/mesh-certs\n',
     )
     .action(async (options: { port: string; kubeconfig?: string }) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
@@ -32,17 +33,18 @@ export async function runSim(options: { port: string; kubeconfig?: string }): Pr
   const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 5000 });
   const self = selfCommand();
   const ref = `${directive.metadata.namespace}/${directive.metadata.name}`;
-  const body = JSON.stringify({
-    directive: { namespace: directive.metadata.namespace, name: directive.metadata.name },
-  });
+  // A token of its own: status and the other controls take a bearer token, whatever the mode.
+  const token = randomBytes(16).toString('hex');
   process.stdout.write(
     [
       `Simulated Kubernetes API at ${sim.url}, with the demo mesh and the directive ${ref}.`,
       `KUBECONFIG=${kubeconfig}`,
       '',
       'In another shell:',
-      `  KUBECONFIG=${kubeconfig} WEBHOOK_AUTH=none ${self} all`,
-      `  curl -i -H 'content-type: application/json' -d '${body}' http://127.0.0.1:8080/v1/events`,
+      `  KUBECONFIG=${kubeconfig} WEBHOOK_TOKENS=${token} ${self} all`,
+      'And in a third:',
+      `  export POD_BOUNCER_TOKEN=${token}`,
+      `  ${self} send ${ref}`,
       `  ${self} status --watch ${ref}`,
       '',
       'Ctrl-C stops the simulator.',

@@ -76,32 +76,58 @@ function applyFacts(line: SelectorLine, facts: MessageFacts): void {
   if (facts.gate) line.gate = facts.gate;
 }
 
-function jobState(view: DirectiveView, index: number): { state: string; failedReason?: string } {
-  const job = view.jobs.find((candidate) => candidate.selectorIndex === index);
+type Job = DirectiveView['jobs'][number];
+
+/** The jobs by selector index (the first of each), and the first failed one: read once per view. */
+interface JobIndex {
+  byIndex: Map<number, Job>;
+  firstFailed?: number;
+}
+
+function indexJobs(view: DirectiveView): JobIndex {
+  const byIndex = new Map<number, Job>();
+  let firstFailed: number | undefined;
+  for (const job of view.jobs) {
+    if (!byIndex.has(job.selectorIndex)) byIndex.set(job.selectorIndex, job);
+    if (job.state === 'failed' && (firstFailed === undefined || job.selectorIndex < firstFailed)) {
+      firstFailed = job.selectorIndex;
+    }
+  }
+  return { byIndex, ...(firstFailed !== undefined ? { firstFailed } : {}) };
+}
+
+function jobState(
+  view: DirectiveView,
+  jobs: JobIndex,
+  index: number,
+): { state: string; failedReason?: string } {
+  const job = jobs.byIndex.get(index);
   if (job !== undefined) return { state: job.state, failedReason: job.failedReason || undefined };
   return { state: view.status.podsBounced?.[index] ? 'completed' : 'not queued' };
 }
 
 /** The failed selector a later one waits behind: its chain goes on only if that job is retried. */
-function failedBefore(view: DirectiveView, index: number): number | undefined {
-  const failed = view.jobs.find((job) => job.selectorIndex < index && job.state === 'failed');
-  return failed?.selectorIndex;
-}
-
-function gateOf(view: DirectiveView, index: number, count: number, state: string): string {
-  const failed = state === 'waiting-children' ? failedBefore(view, index) : undefined;
-  if (failed !== undefined) return `stopped: selector ${failed + 1}/${count} failed`;
+function gateOf(jobs: JobIndex, index: number, count: number, state: string): string {
+  const failed = jobs.firstFailed;
+  if (state === 'waiting-children' && failed !== undefined && failed < index) {
+    return `stopped: selector ${failed + 1}/${count} failed`;
+  }
   return JOB_GATES[state] ?? state;
 }
 
-function selectorLine(view: DirectiveView, index: number, count: number): SelectorLine {
-  const { state, failedReason } = jobState(view, index);
+function selectorLine(
+  view: DirectiveView,
+  jobs: JobIndex,
+  index: number,
+  count: number,
+): SelectorLine {
+  const { state, failedReason } = jobState(view, jobs, index);
   const chosen = view.status.podsBounced?.[index]?.bouncedPods?.length;
   const line: SelectorLine = {
     index,
     count,
     chosen,
-    gate: gateOf(view, index, count, state),
+    gate: gateOf(jobs, index, count, state),
     state,
   };
   if (state === 'completed') line.bounced = chosen ?? 0;
@@ -115,7 +141,8 @@ export function selectorLines(view: DirectiveView): SelectorLine[] {
     view.jobs.reduce((most, job) => Math.max(most, job.selectorIndex + 1), 0),
     view.status.podsBounced?.length ?? 0,
   );
-  return Array.from({ length: count }, (_, index) => selectorLine(view, index, count));
+  const jobs = indexJobs(view);
+  return Array.from({ length: count }, (_, index) => selectorLine(view, jobs, index, count));
 }
 
 function fraction(done: number | undefined, total: number | undefined): string {

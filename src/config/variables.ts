@@ -7,6 +7,7 @@
 
 import { Type, type TInteger, type TSchema, type TString } from 'typebox';
 
+import { MAX_SELECTORS_CEILING } from '../directive/bounds.js';
 import { BOUNCE_MODES } from '../directive/types.js';
 
 export type Role = 'serve' | 'work';
@@ -243,7 +244,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Authentication of the events endpoint',
     schema: text(),
     roles: SERVE,
-    doc: 'secret of X-Signature-256 HMAC signatures',
+    doc: 'secret of X-Signature-256 HMAC signatures, which admit POST /v1/events only',
     chart: values('auth.hmacSecret'),
     secret: true,
   },
@@ -252,7 +253,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Authentication of the events endpoint',
     schema: Type.String({ pattern: '^whsec_' }),
     roles: SERVE,
-    doc: 'Standard Webhooks signing secret (whsec_ and a base64 key of at least 16 bytes)',
+    doc: 'Standard Webhooks signing secret (whsec_ and a base64 key of at least 16 bytes), whose signatures admit POST /v1/events only',
     chart: values('auth.standardSecret'),
     secret: true,
   },
@@ -315,7 +316,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: 'MAX_SELECTORS',
     group: 'What a credential may do',
-    schema: integer(1, 10_000),
+    schema: integer(1, MAX_SELECTORS_CEILING),
     default: 1000,
     roles: SERVE,
     doc: "most selectors a directive may have (422 above); Gloo's issuer writes one per workload of the mesh",

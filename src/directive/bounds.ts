@@ -1,5 +1,8 @@
 import type { DirectiveSpec } from './types.js';
 
+/** The most MAX_SELECTORS may be set to: no directive pod-bouncer runs has more selectors. */
+export const MAX_SELECTORS_CEILING = 10_000;
+
 /**
  * Every namespace a spec makes pod-bouncer touch: each selector's, and those of the Secret and
  * ConfigMap a rootCertSync gate reads.

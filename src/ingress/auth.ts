@@ -71,8 +71,11 @@ export interface AuthDeps {
  * when it waits on TokenReview or Redis: most requests then cost no promise per hook.
  */
 export interface Authenticator {
-  /** onRequest: decides whatever needs no body, and refuses a request with no credential. */
-  beforeBody(request: FastifyRequest): Promise<void> | undefined;
+  /**
+   * onRequest: decides whatever needs no body, and refuses a request with no credential. A
+   * signature header is taken only where `signatures` is set (the events endpoint).
+   */
+  beforeBody(request: FastifyRequest, signatures: boolean): Promise<void> | undefined;
   /** Called by the body parser with the exact bytes, before they are parsed: throws a 401. */
   verifyBody(request: FastifyRequest, body: Buffer): void;
   /** preHandler: admits what was admitted or verified; answers a replayed webhook-id. */
@@ -101,7 +104,26 @@ function pendingSignature(auth: AuthConfig, request: FastifyRequest): AuthState[
   return { kind: 'standard', headers };
 }
 
-/** Claims a Standard Webhooks id for the route that matched: one signed request is never a replay of another route's. */
+/** Whether the request carries a signature header of either scheme, configured or not. */
+function signed(request: FastifyRequest): boolean {
+  return (
+    request.headers['x-signature-256'] !== undefined ||
+    request.headers['webhook-signature'] !== undefined
+  );
+}
+
+const SIGNATURE_ELSEWHERE =
+  'A signature authenticates POST /v1/events only; this route needs a bearer token.';
+
+/**
+ * A dry run changes nothing (DESIGN §2), the memory of its webhook-id included: the same signed
+ * delivery sent for real afterwards must start its run, not be answered as its own duplicate.
+ */
+function dryRun(request: FastifyRequest): boolean {
+  return (request.query as { dryRun?: unknown } | undefined)?.dryRun === true;
+}
+
+/** Claims a Standard Webhooks id, keyed by the route too (only the events endpoint takes one). */
 async function claimOnce(
   deps: AuthDeps,
   request: FastifyRequest,
@@ -113,10 +135,7 @@ async function claimOnce(
   return earlier;
 }
 
-/**
- * A replayed id: senders retry events with the same id, which is a duplicate (202). An admin
- * action is not repeated by replaying its signature: 409, it is signed anew.
- */
+/** A replayed id: senders retry events with the same id, which is a duplicate (202). */
 function answerReplay(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -124,23 +143,19 @@ function answerReplay(
 ): FastifyReply | undefined {
   if (earlier === undefined) return undefined;
   request.log.info('replayed webhook-id refused');
-  if (request.routeOptions.url !== '/v1/events') {
-    throw new HttpProblem(
-      409,
-      'conflict',
-      'This webhook-id was already used; sign the request anew.',
-    );
-  }
   return reply.code(202).send({ ...earlier, duplicate: true });
 }
 
 /**
  * Lets a request through when any configured mode accepts it: a static bearer token, a
  * service-account token validated by TokenReview and on the allow-list (403 when valid but not
- * allowed), an HMAC signature or a Standard Webhooks signature of the body. Tokens are decided
- * before the body is read; a request with neither a token that passed nor a signature header is
- * refused then too. Signatures are checked over the exact bytes received, after they are read and
- * before they are parsed, so an unauthenticated caller cannot make the server parse anything.
+ * allowed), or, on the events endpoint only, an HMAC signature or a Standard Webhooks signature
+ * of the body. A signature covers the body (and the id and timestamp), not the method or the
+ * route, so anywhere else it would admit whatever route it is presented to: there it is a 401.
+ * Tokens are decided before the body is read; a request with neither a token that passed nor a
+ * signature header the route takes is refused then too. Signatures are checked over the exact
+ * bytes received, after they are read and before they are parsed, so an unauthenticated caller
+ * cannot make the server parse anything.
  */
 export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authenticator {
   const tokenDigests = config.tokens.map(digest);
@@ -170,20 +185,26 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
     return undefined;
   };
   /** No token that passed: a signature header to check over the body, or a 401 now. */
-  const withoutToken = (request: FastifyRequest, token: string | undefined): undefined => {
+  const withoutToken = (
+    request: FastifyRequest,
+    token: string | undefined,
+    signatures: boolean,
+  ): undefined => {
     const state: AuthState = { admitted: false };
     request.podBouncerAuth = state;
-    state.pending = pendingSignature(config, request);
+    if (signatures) state.pending = pendingSignature(config, request);
     if (state.pending !== undefined) return undefined;
+    if (token !== undefined) throw unauthorized(INVALID);
+    if (!signatures && signed(request)) throw unauthorized(SIGNATURE_ELSEWHERE);
     throw unauthorized(
-      token === undefined
+      signatures
         ? 'Credentials are required: send a bearer token or a signature.'
-        : INVALID,
+        : 'Credentials are required: send a bearer token.',
     );
   };
 
   return {
-    beforeBody(request) {
+    beforeBody(request, signatures) {
       const token = bearer(request);
       if (config.none) return admit(request, 'anonymous');
       if (token !== undefined) {
@@ -191,11 +212,13 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
         if (sender !== undefined) return admit(request, sender);
         if (deps.verdicts !== undefined) {
           return reviewed(token).then((account) =>
-            account !== undefined ? admit(request, account) : withoutToken(request, token),
+            account !== undefined
+              ? admit(request, account)
+              : withoutToken(request, token, signatures),
           );
         }
       }
-      return withoutToken(request, token);
+      return withoutToken(request, token, signatures);
     },
 
     verifyBody(request, body) {
@@ -214,13 +237,13 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
     afterBody(request, reply) {
       const state = request.podBouncerAuth;
       if (state?.admitted === true) return undefined;
-      // A bodiless request (GET, retry…) has signed nothing but its headers: Standard Webhooks'
-      // id and timestamp make that signature single-use; an HMAC of the empty body never admits.
+      // A request without a body has signed nothing but its headers: an HMAC of the empty body
+      // never admits; a Standard Webhooks signature is checked over the empty body.
       if (state?.pending?.kind === 'standard' && request.rawBody === undefined) {
         this.verifyBody(request, Buffer.alloc(0));
       }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
-      if (state.pending.kind !== 'standard') return undefined;
+      if (state.pending.kind !== 'standard' || dryRun(request)) return undefined;
       return claimOnce(deps, request, state.pending.headers.id).then((earlier) =>
         answerReplay(request, reply, earlier),
       );
@@ -236,6 +259,11 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
 
 type Done = (error?: Error) => void;
 
+interface GuardHooks {
+  onRequest: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
+  preHandler: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
+}
+
 /** Runs a hook that answers synchronously or with a promise, fastify's callback way. */
 function callback(run: () => Promise<unknown> | undefined, done: Done): void {
   let pending: Promise<unknown> | undefined;
@@ -250,16 +278,14 @@ function callback(run: () => Promise<unknown> | undefined, done: Done): void {
 }
 
 /**
- * The hooks of a route that takes the events endpoint's credentials, in fastify's callback form:
- * a request decided in process costs no promise. A replayed webhook-id is answered by the
- * preHandler itself, and the route's handler then does not run.
+ * A guarded route's hooks, in fastify's callback form: a request decided in process costs no
+ * promise. A replayed webhook-id is answered by the preHandler itself, and the route's handler
+ * then does not run.
  */
-export function guard(auth: Authenticator): {
-  onRequest: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
-  preHandler: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
-} {
+function hooks(auth: Authenticator, signatures: boolean): GuardHooks {
   return {
-    onRequest: (request, _reply, done) => callback(() => auth.beforeBody(request), done),
+    onRequest: (request, _reply, done) =>
+      callback(() => auth.beforeBody(request, signatures), done),
     preHandler: (request, reply, done) => {
       let pending: Promise<FastifyReply | undefined> | undefined;
       try {
@@ -272,6 +298,19 @@ export function guard(auth: Authenticator): {
       else pending.then((answered) => (answered === undefined ? done() : undefined), done);
     },
   };
+}
+
+/** The hooks of a route that takes tokens only: a signature alone is a 401 there. */
+export function guard(auth: Authenticator): GuardHooks {
+  return hooks(auth, false);
+}
+
+/**
+ * The events endpoint's hooks: tokens, and the HMAC and Standard Webhooks signatures made for
+ * it (DESIGN §2). No other route takes a signature.
+ */
+export function signedGuard(auth: Authenticator): GuardHooks {
+  return hooks(auth, true);
 }
 
 /** The onResponse hook that settles a request's webhook-id, in fastify's callback form. */

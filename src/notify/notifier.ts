@@ -86,18 +86,26 @@ export class Notifier {
   }
 }
 
-/** One POST to the receiver; any answer but 2xx is an error (4xx other than 408/429: final). */
+/**
+ * One POST to the receiver; any answer but 2xx is an error (4xx other than 408/429: final). A
+ * redirect is never followed: every notification carries the directive's status and pod names,
+ * and a receiver (or whoever answers at its address) must not be able to send them elsewhere. It
+ * is a failed delivery, retried at NOTIFY_URL with the backoff.
+ */
 async function send(config: NotifyConfig, job: Job<Notification>): Promise<void> {
   const request = render(job.data, config.format);
   const response = await fetch(config.url, {
     method: 'POST',
     headers: request.headers,
     body: request.body,
+    redirect: 'manual',
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
   await response.body?.cancel();
   if (response.ok) return;
-  const message = `the notification receiver answered ${response.status}`;
+  const redirect =
+    response.status >= 300 && response.status < 400 ? ' (a redirect, not followed)' : '';
+  const message = `the notification receiver answered ${response.status}${redirect}`;
   const permanent =
     response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
   throw permanent ? new UnrecoverableError(message) : new Error(message);

@@ -85,7 +85,12 @@ describe('pod-bouncer CLI', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('--watch');
     expect(status.stdout).toContain('POD_BOUNCER_URL');
-    expect(status.stdout).toContain('POD_BOUNCER_STANDARD_SECRET');
+    expect(status.stdout).toContain('POD_BOUNCER_TOKEN');
+    // Only send signs: the other commands do not offer the signing secrets.
+    expect(status.stdout).not.toContain('POD_BOUNCER_STANDARD_SECRET');
+    const send = await runCli(['help', 'send']);
+    expect(send.stdout).toContain('POD_BOUNCER_HMAC_SECRET');
+    expect(send.stdout).toContain('POD_BOUNCER_STANDARD_SECRET');
     const versionAnswer = await runCli(['--version']);
     expect(versionAnswer).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
@@ -220,6 +225,7 @@ describe('pod-bouncer CLI', () => {
     const port = await freePort();
     const down = await runCli(['status', 'mesh/certs'], {
       POD_BOUNCER_URL: `http://127.0.0.1:${port}`,
+      POD_BOUNCER_TOKEN: TOKEN,
     });
     expect(down.code).toBe(1);
     expect(linesOf(down.stderr)).toEqual([
@@ -232,7 +238,7 @@ describe('pod-bouncer CLI', () => {
     expect(linesOf(refused.stderr)).toEqual(['The credentials are not valid.']);
   });
 
-  it('signs with POD_BOUNCER_HMAC_SECRET over the exact body', async () => {
+  it('signs send with POD_BOUNCER_HMAC_SECRET over the exact body; the api takes no signature elsewhere', async () => {
     const hmac = { POD_BOUNCER_URL: h.serve.url, POD_BOUNCER_HMAC_SECRET: HMAC_SECRET };
     const signed = await runCli(['send', 'mesh/certs', '--dry-run'], hmac);
     expect(signed.stderr).toBe('');
@@ -241,6 +247,12 @@ describe('pod-bouncer CLI', () => {
     const wrong = await runCli(['send', 'mesh/certs'], { ...hmac, POD_BOUNCER_HMAC_SECRET: 'x' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe('The credentials are not valid.\n');
+    // The secret does not stand in for a token: status says what it needs, asking nothing.
+    const status = await runCli(['status', 'mesh/certs'], hmac);
+    expect(status.code).toBe(1);
+    expect(linesOf(status.stderr)).toEqual([
+      expect.stringMatching(/^pod-bouncer status needs POD_BOUNCER_TOKEN/),
+    ]);
   });
 
   it('usage errors exit 2', async () => {

@@ -21,8 +21,11 @@ interface Received {
   body: any;
 }
 
-/** A notification receiver on 127.0.0.1:0 that answers `answer(n)` to the n-th request (from 0). */
-async function startReceiver(answer: (n: number) => number = () => 204) {
+/**
+ * A notification receiver on 127.0.0.1:0 that answers `answer(n)` to the n-th request (from 0),
+ * with a `Location` of `redirectTo` when it is given.
+ */
+async function startReceiver(answer: (n: number) => number = () => 204, redirectTo?: string) {
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -34,7 +37,7 @@ async function startReceiver(answer: (n: number) => number = () => 204) {
         contentType: request.headers['content-type'],
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
       });
-      response.writeHead(status).end();
+      response.writeHead(status, redirectTo ? { location: redirectTo } : {}).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -124,6 +127,27 @@ describe('notifications of status transitions', () => {
     for (const attempt of failed) expect(deliveredIds).toContain(attempt.body.id);
     // Each transition is delivered once, however many attempts it took.
     expect(deliveredIds.size).toBe(3);
+  });
+
+  it('follows no redirect: a 307 is a failed delivery, retried at the receiver itself', async () => {
+    const elsewhere = await startReceiver();
+    // The first two answers redirect elsewhere; then the receiver takes them.
+    receiver = await startReceiver((n) => (n < 2 ? 307 : 204), `${elsewhere.url}/stolen`);
+    try {
+      h = await startHarness('notify-redirect', { env: { NOTIFY_URL: receiver.url } });
+      istiod(h, 'redirected');
+      await h.post({ directive: { namespace: 'istio-system', name: 'redirected' } });
+      await waitForState(h, 'istio-system', 'redirected', 'FINISHED');
+      const arrived = () => receiver!.delivered().length + elsewhere.received.length;
+      await eventually('every notification to arrive somewhere', () =>
+        arrived() >= 3 ? true : undefined,
+      );
+      expect(elsewhere.received.map((r) => r.body.type)).toEqual([]);
+      expect(new Set(receiver.delivered().map((e) => e.type))).toEqual(new Set(TYPES));
+      expect(receiver.received.filter((r) => r.status === 307)).toHaveLength(2);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('posts Slack text with NOTIFY_FORMAT=slack', async () => {

@@ -116,7 +116,7 @@ describe('authentication of the events endpoint (all modes combined)', () => {
     expect((await send({ 'x-signature-256': sign(spaced) }, spaced)).status).toBe(200);
   });
 
-  it('guards the directive routes with the same credentials', async () => {
+  it('guards the directive routes with tokens, static or reviewed, and never a signature', async () => {
     const anonymous = await fetch(`${h.serve.url}/v1/directives/authns/certs`);
     expect(anonymous.status).toBe(401);
     const retry = await fetch(`${h.serve.url}/v1/directives/authns/certs/retry`, {
@@ -124,6 +124,17 @@ describe('authentication of the events endpoint (all modes combined)', () => {
     });
     expect(retry.status).toBe(401);
     expect((await h.get('/v1/directives/authns/certs')).status).toBe(200);
+    const reviewed = await fetch(`${h.serve.url}/v1/directives/authns/certs`, {
+      headers: { authorization: `Bearer ${ALLOWED_SA_TOKEN}` },
+    });
+    expect(reviewed.status).toBe(200);
+    const signed = await fetch(`${h.serve.url}/v1/directives/authns/certs/pause`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature-256': sign('{}') },
+      body: '{}',
+    });
+    expect(signed.status).toBe(401);
+    expect(((await signed.json()) as { message: string }).message).toMatch(/bearer token/);
   });
 
   it('answers 405 with Allow: POST to every other method on /v1/events', async () => {

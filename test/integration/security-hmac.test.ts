@@ -91,6 +91,45 @@ describe('HMAC signatures are checked over the exact bytes, before the body is p
     expect(retry.status).toBe(401);
   });
 
+  it('admits no control route with a signature: HMAC("{}") or a captured event\'s is a 401', async () => {
+    // A run in progress (no worker here): an abort would end it, a retry or pause change it.
+    const run = await post(
+      JSON.stringify({ directive: { namespace: 'hmacns', name: 'certs' } }),
+      { authorization: `Bearer ${TOKEN}` },
+      '',
+    );
+    expect(run.status).toBe(202);
+    const captured = JSON.stringify({ directive: { namespace: 'hmacns', name: 'certs' } });
+    const attempts: Array<[string, string]> = [
+      ...['pause', 'resume', 'abort', 'retry'].map((verb): [string, string] => [verb, '{}']),
+      ['pause', captured],
+      ['abort', captured],
+    ];
+    for (const [verb, raw] of attempts) {
+      const answer = await fetch(`${h.serve.url}/v1/directives/hmacns/certs/${verb}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature-256': sign(raw) },
+        body: raw,
+      });
+      expect(answer.status, `${verb} ${raw}`).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(await answer.json()).toEqual({
+        error: 'unauthorized',
+        message: expect.stringMatching(/signature .*POST \/v1\/events.*bearer token/i),
+      });
+    }
+    const view = await fetch(`${h.serve.url}/v1/directives/hmacns/certs`, {
+      headers: { 'x-signature-256': sign('{}') },
+    });
+    expect(view.status).toBe(401);
+    const annotations = (h.sim.getDirective('hmacns', 'certs') as any).metadata.annotations ?? {};
+    expect(annotations['pod-bouncer.io/paused']).toBeUndefined();
+    const state = await fetch(`${h.serve.url}/v1/directives/hmacns/certs`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(((await state.json()) as { inProgress: boolean }).inProgress).toBe(true);
+  });
+
   it('never parses an unsigned or mis-signed body: 1 MB that would be a 400 is a 401', async () => {
     const junk = `{"directive": ${'['.repeat(1000)}${'x'.repeat(1_000_000)}`;
     // Admitted (a token, or its own signature), the same bytes are parsed, and are a 400: so the

@@ -85,20 +85,59 @@ describe('Standard Webhooks signatures, with webhook-id replay protection', () =
     expect(await jobCount()).toBe(jobs);
   });
 
-  it('signs bodiless requests too, once: the directive view, then its replay is refused', async () => {
+  it('admits no directive route with a signature: a captured signed GET replayed as an abort is a 401', async () => {
+    // swns/first has a run in progress (no worker here): an abort of it would answer 202.
+    // What one `status --watch` poll of swns/second would have sent, signed.
     const headers = signed('');
     delete (headers as Record<string, string>)['content-type'];
-    const view = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
-    expect(view.status).toBe(200);
-    expect(((await view.json()) as Record<string, unknown>).directive).toBe('swns/first');
-    const replay = await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers });
-    // An admin request is not repeated by replaying its signature: it is signed anew.
-    expect(replay.status).toBe(409);
-    expect(((await replay.json()) as Record<string, unknown>).error).toBe('conflict');
-    const forged = { ...signed(''), 'webhook-signature': 'v1,AAAA' };
-    expect(
-      (await fetch(`${h.serve.url}/v1/directives/swns/first`, { headers: forged })).status,
-    ).toBe(401);
+    for (const verb of ['abort', 'pause', 'retry']) {
+      const replay = await fetch(`${h.serve.url}/v1/directives/swns/first/${verb}`, {
+        method: 'POST',
+        headers,
+      });
+      expect(replay.status, verb).toBe(401);
+      expect(await replay.json()).toEqual({
+        error: 'unauthorized',
+        message: expect.stringMatching(/signature .*POST \/v1\/events.*bearer token/i),
+      });
+    }
+    const view = await fetch(`${h.serve.url}/v1/directives/swns/second`, { headers });
+    expect(view.status).toBe(401);
+    const signedBody = signed('{}');
+    const withBody = await fetch(`${h.serve.url}/v1/directives/swns/first/abort`, {
+      method: 'POST',
+      headers: signedBody,
+      body: '{}',
+    });
+    expect(withBody.status).toBe(401);
+    const annotations = (h.sim.getDirective('swns', 'first') as any).metadata.annotations ?? {};
+    expect(annotations['pod-bouncer.io/paused']).toBeUndefined();
+  });
+
+  it('lets a dry run claim no webhook-id: the same delivery sent afterwards starts its run', async () => {
+    const body = JSON.stringify({ directive: { namespace: 'swns', name: 'third' } });
+    const headers = signed(body);
+    const dry = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+    expect(dry.status).toBe(200);
+    expect(((await dry.json()) as Record<string, unknown>).dryRun).toBe(true);
+    const genuine = await send(body, headers);
+    expect(genuine.status).toBe(202);
+    expect(genuine.body).toMatchObject({ directive: 'swns/third', duplicate: false });
+    expect(genuine.body.jobIds).toHaveLength(1);
+    // Nothing is kept of a dry run in Redis, its webhook-id included.
+    const another = signed(body);
+    const planned = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: another,
+      body,
+    });
+    expect(planned.status).toBe(200);
+    const key = webhookIdKey(h.prefix, `POST /v1/events ${another['webhook-id']}`);
+    expect(await h.serve.redis.exists(key)).toBe(0);
   });
 
   it('releases the id of a delivery that changed nothing, so the retry is handled afresh', async () => {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { authHeaders, credentialsFrom } from '../../src/cli/credentials.js';
+import { authHeaders, credentialsFrom, tokenFrom } from '../../src/cli/credentials.js';
 
 const BODY = '{"directive":{"namespace":"istio-system","name":"mesh-certs"}}';
 
@@ -29,5 +29,20 @@ describe('client credentials', () => {
     expect(() => credentialsFrom({ POD_BOUNCER_STANDARD_SECRET: 'whsec_%%%' })).toThrow(
       /whsec_<base64>/,
     );
+  });
+
+  it('gives the commands other than send a token only, and names it when it is missing', () => {
+    expect(tokenFrom({ POD_BOUNCER_TOKEN: ' t ' }, 'status')).toEqual({
+      kind: 'token',
+      token: 't',
+    });
+    // A signing secret set beside the token is for send; status sends the token.
+    expect(tokenFrom({ POD_BOUNCER_TOKEN: 't', POD_BOUNCER_HMAC_SECRET: 's' }, 'pause')).toEqual({
+      kind: 'token',
+      token: 't',
+    });
+    for (const env of [{}, { POD_BOUNCER_HMAC_SECRET: 's' }, { POD_BOUNCER_TOKEN: ' ' }]) {
+      expect(() => tokenFrom(env, 'abort')).toThrow(/^pod-bouncer abort needs POD_BOUNCER_TOKEN/);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import { guard, type Authenticator } from '../auth.js';
+import { signedGuard, type Authenticator } from '../auth.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
@@ -45,7 +45,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     done();
   });
 
-  app.post('/v1/events', { schema, ...guard(auth) }, async (request, reply) => {
+  app.post('/v1/events', { schema, ...signedGuard(auth) }, async (request, reply) => {
     const { event, cloudEvent } = readEvent(request);
     noteEvent(request, { shape: event.shape });
     if (request.query.dryRun === true) {
