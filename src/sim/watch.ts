@@ -21,9 +21,11 @@ export interface WatchOptions {
   resourceVersion?: string;
   timeoutSeconds?: number;
   bookmarks: boolean;
+  /** The event as the client asked to see it (a Table, `presentation.ts`); else as stored. */
+  present?: (event: WireEvent) => WireEvent;
 }
 
-interface WireEvent {
+export interface WireEvent {
   type: string;
   object: unknown;
 }
@@ -113,8 +115,11 @@ export class WatchHub {
     });
     res.flushHeaders();
     let stalled = false;
+    const { present } = options;
+    // A presented event is this watch's own: it is serialized for it alone.
+    const encode = present ? (event: WireEvent) => `${JSON.stringify(present(event))}\n` : line;
     const send = (event: WireEvent): void => {
-      if (!stalled && !res.writableEnded && !res.destroyed) res.write(line(event));
+      if (!stalled && !res.writableEnded && !res.destroyed) res.write(encode(event));
     };
     // A lagging server's bookmarks lag with its events: one never overtakes what it stands for.
     const deliver = (event: WireEvent): void => {
