@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { demoMesh, startSimulator } from '../sim/index.js';
 import { StartupError } from '../preflight.js';
+import { commandName } from './invocation.js';
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -16,7 +17,8 @@ function portOf(value: string): number {
 /** How this process was started, so the printed commands can be pasted as they are. */
 function selfCommand(): string {
   const script = process.argv[1];
-  if (script === undefined || basename(script) === 'pod-bouncer') return 'pod-bouncer';
+  const name = commandName(script);
+  if (script === undefined || name !== undefined) return name ?? 'pod-bouncer';
   return `node ${relative(process.cwd(), script) || script}`;
 }
 

@@ -6,6 +6,16 @@ import { packageRoot } from '../package-root.js';
 import { isPlainObject } from './objects.js';
 import type { JsonSchema } from './schema.js';
 
+/** One of a CRD version's `additionalPrinterColumns`, as apiextensions.k8s.io/v1 spells it. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+}
+
 export interface CrdDefinition {
   group: string;
   version: string;
@@ -16,12 +26,15 @@ export interface CrdDefinition {
   shortNames: string[];
   statusSubresource: boolean;
   schema: JsonSchema;
+  /** What `kubectl get` shows after NAME; empty when the CRD declares none. */
+  printerColumns: PrinterColumn[];
 }
 
 interface CrdVersion {
   name: string;
   storage?: boolean;
   subresources?: { status?: object };
+  additionalPrinterColumns?: PrinterColumn[];
   schema?: { openAPIV3Schema?: JsonSchema };
 }
 
@@ -80,5 +93,6 @@ function toDefinition(
     shortNames: names.shortNames ?? [],
     statusSubresource: version.subresources?.status !== undefined,
     schema,
+    printerColumns: version.additionalPrinterColumns ?? [],
   };
 }

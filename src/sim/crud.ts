@@ -9,6 +9,7 @@ import type { ApiRequest, Reply } from './requests.js';
 import { isDryRun, ok } from './requests.js';
 import { apiVersionOf } from './resources.js';
 import type { ObjectStore } from './store.js';
+import { sendInitialEventsOf, validateListOptions } from './watch-list.js';
 import type { ObjectWriter } from './writes.js';
 
 export class CrudHandlers {
@@ -19,6 +20,7 @@ export class CrudHandlers {
   ) {}
 
   list(req: ApiRequest): Reply {
+    validateListOptions(req.query);
     const labels = parseLabelSelector(req.query.get('labelSelector'));
     const fields = parseFieldSelector(req.query.get('fieldSelector'));
     const items = this.store.list(
@@ -36,6 +38,7 @@ export class CrudHandlers {
 
   watch(req: ApiRequest): Reply {
     const timeout = Number(req.query.get('timeoutSeconds') ?? '');
+    const sendInitialEvents = sendInitialEventsOf(req.query);
     return {
       watch: {
         type: req.type,
@@ -45,6 +48,7 @@ export class CrudHandlers {
         resourceVersion: req.query.get('resourceVersion') ?? undefined,
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
         bookmarks: req.query.get('allowWatchBookmarks') === 'true',
+        ...(sendInitialEvents === undefined ? {} : { sendInitialEvents }),
       },
     };
   }

@@ -2,7 +2,7 @@
 import { ApiError } from './api-errors.js';
 
 export interface FieldError {
-  type: 'Required' | 'Invalid' | 'NotSupported';
+  type: 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
   field: string;
   value?: unknown;
   detail?: string;
@@ -13,6 +13,7 @@ const CAUSE_REASON: Record<FieldError['type'], string> = {
   Required: 'FieldValueRequired',
   Invalid: 'FieldValueInvalid',
   NotSupported: 'FieldValueNotSupported',
+  Forbidden: 'FieldValueForbidden',
 };
 
 /** `spec.x: Invalid value: 0: spec.x in body should ...` */
@@ -30,6 +31,8 @@ function describeProblem(error: FieldError): string {
     }
     case 'Invalid':
       return `Invalid value: ${formatValue(error.value)}${error.detail ? `: ${error.detail}` : ''}`;
+    case 'Forbidden':
+      return error.detail ? `Forbidden: ${error.detail}` : 'Forbidden';
   }
 }
 

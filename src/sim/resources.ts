@@ -1,7 +1,7 @@
 // The resources the simulator serves and how each behaves on write.
 import { appsTypes } from './apps-types.js';
 import { validateCoreEvent, validateEventsV1 } from './event-validation.js';
-import type { CrdDefinition } from './crd.js';
+import type { CrdDefinition, PrinterColumn } from './crd.js';
 import type { FieldError } from './field-errors.js';
 import type { KubeObject } from './objects.js';
 import { pruneAndDefault, validateRoot } from './schema.js';
@@ -31,6 +31,8 @@ export interface ResourceType {
   /** Normalises an object about to be stored (pruning, defaults, encodings). */
   normalize?: (obj: KubeObject) => void;
   validate?: (obj: KubeObject) => FieldError[];
+  /** Custom resources: the CRD's additionalPrinterColumns, which server-side printing shows. */
+  printerColumns?: PrinterColumn[];
 }
 
 export function apiVersionOf(type: ResourceType): string {
@@ -108,6 +110,7 @@ function directiveType(crd: CrdDefinition): ResourceType {
     deleteReturnsObject: true,
     normalize: (obj) => pruneAndDefault(obj, crd.schema, true),
     validate: (obj) => validateRoot(obj, crd.schema),
+    printerColumns: crd.printerColumns,
   };
 }
 

@@ -7,8 +7,10 @@ import { isWatch } from './api.js';
 import type { FaultInjector } from './faults.js';
 import { kubeconfigUserOf } from './kubeconfig.js';
 import { decodeBody, mediaType, readBody, writeReply } from './http-io.js';
+import { presented } from './presentation.js';
 import type { RequestLog } from './request-log.js';
 import type { Reply } from './requests.js';
+import type { ResourceRegistry } from './resources.js';
 import { parsePath } from './routing.js';
 import type { ParsedPath } from './routing.js';
 import type { Timers } from './timers.js';
@@ -17,6 +19,7 @@ import type { WatchHub } from './watch.js';
 
 export interface ServerParts {
   dispatcher: ApiDispatcher;
+  registry: ResourceRegistry;
   watches: WatchHub;
   faults: FaultInjector;
   log: RequestLog;
@@ -82,7 +85,10 @@ async function answer(parts: ServerParts, req: IncomingMessage, call: Call): Pro
       contentType,
       body,
     });
-    return fault.failure ? errorReply(fault.failure) : reply;
+    if (fault.failure) return errorReply(fault.failure);
+    const { method, parsed, url } = call;
+    const read = { method, parsed, query: url.searchParams, accept: req.headers.accept };
+    return presented(parts.registry, read, reply);
   } catch (err) {
     return errorReply(asApiError(err));
   }

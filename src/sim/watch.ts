@@ -11,6 +11,7 @@ import { apiVersionOf } from './resources.js';
 import type { ResourceType } from './resources.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 import type { Timers } from './timers.js';
+import { initialEventsEnd } from './watch-list.js';
 
 export interface WatchOptions {
   type: ResourceType;
@@ -21,9 +22,13 @@ export interface WatchOptions {
   resourceVersion?: string;
   timeoutSeconds?: number;
   bookmarks: boolean;
+  /** A watch list's `sendInitialEvents` (`watch-list.ts`); undefined when not asked. */
+  sendInitialEvents?: boolean;
+  /** The event as the client asked to see it (a Table, `presentation.ts`); else as stored. */
+  present?: (event: WireEvent) => WireEvent;
 }
 
-interface WireEvent {
+export interface WireEvent {
   type: string;
   object: unknown;
 }
@@ -113,8 +118,11 @@ export class WatchHub {
     });
     res.flushHeaders();
     let stalled = false;
+    const { present } = options;
+    // A presented event is this watch's own: it is serialized for it alone.
+    const encode = present ? (event: WireEvent) => `${JSON.stringify(present(event))}\n` : line;
     const send = (event: WireEvent): void => {
-      if (!stalled && !res.writableEnded && !res.destroyed) res.write(line(event));
+      if (!stalled && !res.writableEnded && !res.destroyed) res.write(encode(event));
     };
     // A lagging server's bookmarks lag with its events: one never overtakes what it stands for.
     const deliver = (event: WireEvent): void => {
@@ -183,19 +191,34 @@ export class WatchHub {
 
   private initialEvents(options: WatchOptions): WireEvent[] | 'expired' {
     const rv = options.resourceVersion;
-    if (rv === undefined || rv === '' || rv === '0') {
-      // No starting point: synthetic ADDED events for the current state, then live changes.
-      return this.store
-        .list(options.type.storeKey, options.namespace)
-        .filter((obj) => matches(obj, options))
-        .map((object) => ({ type: 'ADDED', object }));
+    const fromNow = rv === undefined || rv === '' || rv === '0';
+    if (rv !== undefined && !fromNow && !/^\d+$/.test(rv))
+      throw badRequest(`invalid resource version: ${rv}`);
+    if (options.sendInitialEvents === true) {
+      // A watch list: the store is never older than any resourceVersion it handed out, so the
+      // current state satisfies NotOlderThan whatever the version asked for.
+      const end = options.bookmarks
+        ? [initialEventsEnd(options.type, this.store.resourceVersion())]
+        : [];
+      return [...this.currentState(options), ...end];
     }
-    if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
+    if (fromNow) {
+      // sendInitialEvents=false: from now on. No starting point at all: synthetic ADDED events
+      // for the current state, then live changes.
+      return options.sendInitialEvents === false ? [] : this.currentState(options);
+    }
     const events = this.store.eventsSince(Number(rv));
     if (!events) return 'expired';
     return events
       .map((event) => translate(event, options))
       .filter((e): e is WireEvent => e !== undefined);
+  }
+
+  private currentState(options: WatchOptions): WireEvent[] {
+    return this.store
+      .list(options.type.storeKey, options.namespace)
+      .filter((obj) => matches(obj, options))
+      .map((object) => ({ type: 'ADDED', object }));
   }
 
   private bookmarkLoop(type: ResourceType, send: (event: WireEvent) => void): () => void {
