@@ -34,8 +34,9 @@ function authenticator(deps: AppDeps): Authenticator {
     if (reviewer === undefined)
       throw new Error('WEBHOOK_TOKENREVIEW_AUDIENCE needs a token reviewer');
     verdicts = new TokenVerdicts(
-      (token, audience) => reviewer.review(token, audience),
+      (token, audience, lane) => reviewer.review(token, audience, lane),
       auth.tokenReviewAudience,
+      { allowedAccounts: auth.allowedServiceAccounts },
     );
   }
   return createAuthenticator(auth, {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpsApp } from '../../src/ingress/ops-app.js';
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
 
 /**
@@ -16,8 +17,16 @@ import { directive, startHarness, TOKEN, type Harness } from '../support/harness
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const HMAC_SECRET = 'fuzz-hmac-secret-42';
 const STANDARD_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const SA_TOKEN = 'fuzz-sa-token-allowed';
-const OTHER_SA_TOKEN = 'fuzz-sa-token-other';
+const SA_TOKEN = serviceAccountJwt({
+  namespace: 'fuzz',
+  name: 'sender',
+  audiences: ['pod-bouncer'],
+});
+const OTHER_SA_TOKEN = serviceAccountJwt({
+  namespace: 'fuzz',
+  name: 'other',
+  audiences: ['pod-bouncer'],
+});
 const sender = new Webhook(STANDARD_SECRET);
 
 const segment = fc.oneof(
