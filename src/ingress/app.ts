@@ -12,6 +12,7 @@ import { FollowUps } from './follow-ups.js';
 import { groupCommit } from './ingest.js';
 import { clientErrorHandler, sendProblem } from './http-errors.js';
 import { registerOpenApi } from './openapi.js';
+import { requestLogging } from './refusal-log.js';
 import { directiveControlRoutes } from './routes/directive-controls.js';
 import { directiveRoutes } from './routes/directives.js';
 import { eventsRoutes } from './routes/events.js';
@@ -73,8 +74,11 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   if (runs !== undefined) deps.followUps?.holdWhile(() => runs.busy);
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
+  const lines = requestLogging(logger);
   const app = Fastify({
     loggerInstance: logger,
+    // One line per request, when it is answered; refusals in aggregate (refusal-log.ts).
+    logController: lines.logController,
     bodyLimit: deps.config.bodyLimitBytes,
     // Node's backstops behind the body timer: a whole request, and a silent socket.
     requestTimeout: bodyTimeoutMs + 5000,
@@ -102,6 +106,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   });
   // Only /v1/events reads a body (its parsers are its own); unknown paths are 404 unread.
   leaveBodiesUnread(app);
+  app.decorate('refusals', lines.refusals);
   app.addHook('onResponse', settleHook(auth));
   // The PENDING writes that follow answers end (or fail) before the app is closed.
   app.addHook('onClose', async () => deps.followUps?.close(deps.log));

@@ -162,6 +162,32 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
     },
   );
 
+  it(
+    'tells a flood of refusals in a line a second at most, at warn, without a stack',
+    { timeout: 30_000 },
+    async () => {
+      await refill();
+      const linesBefore = capture.lines().length;
+      const started = Date.now();
+      const flooding = flood();
+      await sleep(1500);
+      const sent = await flooding.stop();
+      await sleep(1100); // the last second's count is told when it ends
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      const lines = capture
+        .lines()
+        .slice(linesBefore)
+        .map((line) => JSON.parse(line) as Record<string, any>);
+      expect(sent).toBeGreaterThan(300);
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+      expect(lines.filter((line) => line.err?.stack !== undefined)).toEqual([]);
+      expect(lines.every((line) => line.level === 'warn')).toBe(true);
+      expect(lines.length).toBeLessThanOrEqual(seconds + 1);
+      // Every refusal is counted in them, none lost.
+      expect(lines.reduce((sum, line) => sum + (line.refused ?? 1), 0)).toBe(sent);
+    },
+  );
+
   it('refuses a token whose review does not list the audience (401)', async () => {
     await refill();
     const answer = await send(LOOSE);
