@@ -1,13 +1,20 @@
 // One real, validly authenticated event per auth mode, for the attack test and benchmark.
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { serviceAccountJwt } from '../../src/sim/service-account-token.js';
 import type { AttackMode } from './attack.js';
 
 export const ATTACK_SECRETS = {
   token: 'attack-bench-token-0123456789',
   hmac: 'attack-bench-hmac-secret',
   standard: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  serviceAccountToken: 'attack-bench-sa-token',
+  // A projected token of cert-manager:issuer for the audience below (the simulator reviews it).
+  serviceAccountToken: serviceAccountJwt({
+    namespace: 'cert-manager',
+    name: 'issuer',
+    audiences: ['pod-bouncer'],
+    expiresInSeconds: 24 * 3600,
+  }),
   audience: 'pod-bouncer',
   serviceAccount: 'cert-manager:issuer',
 };

@@ -10,15 +10,16 @@ import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
 import { FollowUps } from './follow-ups.js';
 import { groupCommit } from './ingest.js';
-import { clientErrorHandler, HttpProblem, sendProblem } from './http-errors.js';
-import { registerJsonParsers } from './json-body.js';
+import { clientErrorHandler, sendProblem } from './http-errors.js';
 import { registerOpenApi } from './openapi.js';
+import { requestLogging } from './refusal-log.js';
 import { directiveControlRoutes } from './routes/directive-controls.js';
 import { directiveRoutes } from './routes/directives.js';
 import { eventsRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { TokenVerdicts } from './token-verdicts.js';
+import { leaveBodiesUnread, noRoute } from './unread-bodies.js';
 
 /** A sender's request id is kept only when it is short and plain; anything else gets a new one. */
 export function requestId(request: IncomingMessage): string {
@@ -34,8 +35,9 @@ function authenticator(deps: AppDeps): Authenticator {
     if (reviewer === undefined)
       throw new Error('WEBHOOK_TOKENREVIEW_AUDIENCE needs a token reviewer');
     verdicts = new TokenVerdicts(
-      (token, audience) => reviewer.review(token, audience),
+      (token, audience, lane) => reviewer.review(token, audience, lane),
       auth.tokenReviewAudience,
+      { allowedAccounts: auth.allowedServiceAccounts },
     );
   }
   return createAuthenticator(auth, {
@@ -72,8 +74,11 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   if (runs !== undefined) deps.followUps?.holdWhile(() => runs.busy);
   const logger: FastifyBaseLogger = deps.log;
   const bodyTimeoutMs = deps.config.bodyTimeoutSeconds * 1000;
+  const lines = requestLogging(logger);
   const app = Fastify({
     loggerInstance: logger,
+    // One line per request, when it is answered; refusals in aggregate (refusal-log.ts).
+    logController: lines.logController,
     bodyLimit: deps.config.bodyLimitBytes,
     // Node's backstops behind the body timer: a whole request, and a silent socket.
     requestTimeout: bodyTimeoutMs + 5000,
@@ -92,10 +97,6 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const auth = authenticator(deps);
-  // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.
-  registerJsonParsers(app, ['application/json', 'application/cloudevents+json'], (request, body) =>
-    auth.verifyBody(request, body),
-  );
   limitBodyTime(app, deps.config.bodyTimeoutSeconds);
   // The id a sender can quote to find its request in the logs.
   // Hooks every request meets are in callback form: no promise per request for synchronous work.
@@ -103,6 +104,9 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  // Only /v1/events reads a body (its parsers are its own); unknown paths are 404 unread.
+  leaveBodiesUnread(app);
+  app.decorate('refusals', lines.refusals);
   app.addHook('onResponse', settleHook(auth));
   // The PENDING writes that follow answers end (or fail) before the app is closed.
   app.addHook('onClose', async () => deps.followUps?.close(deps.log));
@@ -113,13 +117,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      new HttpProblem(404, 'not_found', `No route ${request.method} ${request.url}.`),
-      request,
-      reply,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(noRoute(request), request, reply));
   quietRoutine(app);
   await registerOpenApi(app);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();

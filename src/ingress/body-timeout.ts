@@ -1,12 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpProblem } from './http-errors.js';
-
-/** Whether the request announces a body at all (a GET without one needs no timer). */
-function hasBody(headers: Record<string, unknown>): boolean {
-  const length = headers['content-length'];
-  if (typeof length === 'string') return length !== '0';
-  return headers['transfer-encoding'] !== undefined;
-}
+import { announcesBody } from './unread-bodies.js';
 
 /**
  * Limits the time a body may take to arrive once the headers are in (`BODY_TIMEOUT_SECONDS`): a
@@ -22,7 +16,7 @@ function hasBody(headers: Record<string, unknown>): boolean {
 export function limitBodyTime(app: FastifyInstance, seconds: number): void {
   app.addHook('preParsing', (request, _reply, payload, done) => {
     // A body that has fully arrived with its headers needs no timer.
-    if (!hasBody(request.headers) || request.raw.complete) {
+    if (!announcesBody(request.headers) || request.raw.complete) {
       done(null, payload);
       return;
     }

@@ -7,7 +7,7 @@ import type {
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { RolloutOwner } from '../kube/owners.js';
 import type { PodInfo } from '../kube/pods.js';
-import type { TokenReviewAnswer, TokenReviewer } from '../kube/token-review.js';
+import type { ReviewLane, TokenReviewAnswer, TokenReviewer } from '../kube/token-review.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
 import type { StatusCalls } from '../status/writer.js';
 import type { ApiKube, AppDeps } from './deps.js';
@@ -78,10 +78,14 @@ export class DeferredKube implements ApiKube, StatusCalls {
   };
 
   readonly tokenReviewer: NonNullable<AppDeps['tokenReviewer']> = {
-    review: async (token: string, audience: string): Promise<TokenReviewAnswer | undefined> => {
+    review: async (
+      token: string,
+      audience: string,
+      lane?: ReviewLane,
+    ): Promise<TokenReviewAnswer | undefined> => {
       const reviewer = (await this.side()).tokenReviewer;
       if (reviewer === undefined) throw new Error('no token reviewer without an audience');
-      return reviewer.review(token, audience);
+      return reviewer.review(token, audience, lane);
     },
   };
 

@@ -105,18 +105,42 @@ export function toProblem(error: unknown, request: FastifyRequest): HttpProblem 
   );
 }
 
+/** Whether the request brought a credential that passed (a token, or a verified signature). */
+function admitted(request: FastifyRequest): boolean {
+  const auth = request.podBouncerAuth;
+  return auth?.admitted === true || auth?.verified === true;
+}
+
+/**
+ * How an answer is logged. A failure (a 5xx that is not a "try again" of our own, such as the
+ * TokenReview budget's) is an error, with its stack. A refusal of a request that brought no valid
+ * credential goes to the app's `RefusalLog` (at most a line a second in aggregate); any other
+ * refusal is a line of its own.
+ */
+function logProblem(error: unknown, problem: HttpProblem, request: FastifyRequest): void {
+  const ours = error instanceof TransientError && error.cause === undefined;
+  if (problem.statusCode >= 500 && !ours) {
+    request.log.error({ err: error }, 'request failed');
+    return;
+  }
+  const refusals = request.server.refusals;
+  if (refusals !== undefined && !admitted(request)) {
+    refusals.note(request, problem);
+    return;
+  }
+  request.log.info(
+    { status: problem.statusCode, code: problem.code, reason: problem.message },
+    'request refused',
+  );
+}
+
 export async function sendProblem(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
   const problem = toProblem(error, request);
-  if (problem.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  else
-    request.log.info(
-      { status: problem.statusCode, code: problem.code, reason: problem.message },
-      'request refused',
-    );
+  logProblem(error, problem, request);
   // Refused before its body was read (credentials, size, type, time): the connection is closed
   // after the answer rather than kept to receive, and discard, whatever the sender still sends.
   if (!request.raw.complete) void reply.header('connection', 'close');

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { TransientError } from '../errors.js';
-import type { TokenReviewAnswer } from '../kube/token-review.js';
+import type { ReviewLane, TokenReviewAnswer } from '../kube/token-review.js';
+import { readClaims } from './token-claims.js';
 
 /** What a reviewed token is: a service account (`namespace:name`), or nothing we accept. */
 export type TokenVerdict = { account: string } | { invalid: true };
@@ -12,9 +13,20 @@ export interface TokenVerdictOptions {
   negativeTtlMs?: number;
   /** Most verdicts kept; the oldest is forgotten first. */
   maxEntries?: number;
+  /**
+   * The service accounts (`namespace:name`) whose tokens are reviewed on the `allowed` lane; the
+   * others' go on the `other` one. Absent: every account's go on `allowed`.
+   */
+  allowedAccounts?: readonly string[];
 }
 
-type Review = (token: string, audience: string) => Promise<TokenReviewAnswer | undefined>;
+type Review = (
+  token: string,
+  audience: string,
+  lane: ReviewLane,
+) => Promise<TokenReviewAnswer | undefined>;
+
+const REFUSED: TokenVerdict = { invalid: true };
 
 const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):([^:]+)$/;
 
@@ -35,6 +47,13 @@ export function verdictOf(answer: TokenReviewAnswer, audience: string): TokenVer
  * later ones read the verdict. Refusals are kept too. The map is bounded; the oldest entry goes.
  * A review the budget does not allow is a 503 with Retry-After: the caller may try again, and a
  * flood of distinct tokens costs at most the budget.
+ *
+ * What a stranger's junk may spend is decided before any review, from the token's own unverified
+ * claims (`readClaims`): a token that is not a well-formed, unexpired service-account JWT minted
+ * for our audience is refused without one (and without a cache entry: the check costs less than
+ * the lookup); one naming a service account off the allow-list is reviewed on a small lane of its
+ * own; only one naming an allowed account, for our audience, draws on the budget real callers'
+ * new tokens need. A known-good token is admitted from the cache whatever the flood.
  */
 export class TokenVerdicts {
   private readonly verdicts = new Map<string, { verdict: TokenVerdict; until: number }>();
@@ -42,6 +61,7 @@ export class TokenVerdicts {
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
+  private readonly allowed: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly review: Review,
@@ -51,22 +71,27 @@ export class TokenVerdicts {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.negativeTtlMs = options.negativeTtlMs ?? 30_000;
     this.maxEntries = options.maxEntries ?? 10_000;
+    this.allowed = options.allowedAccounts ? new Set(options.allowedAccounts) : undefined;
   }
 
   async verdict(token: string): Promise<TokenVerdict> {
+    const claims = readClaims(token);
+    if (claims === undefined || !claims.audiences.includes(this.audience)) return REFUSED;
     const key = hash('sha256', token, 'base64');
     const cached = this.verdicts.get(key);
     if (cached !== undefined && cached.until > Date.now()) return cached.verdict;
     this.verdicts.delete(key);
     const pending = this.inFlight.get(key);
     if (pending !== undefined) return pending;
-    const asked = this.ask(key, token).finally(() => this.inFlight.delete(key));
+    const lane =
+      this.allowed === undefined || this.allowed.has(claims.account) ? 'allowed' : 'other';
+    const asked = this.ask(key, token, lane).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, asked);
     return asked;
   }
 
-  private async ask(key: string, token: string): Promise<TokenVerdict> {
-    const answer = await this.review(token, this.audience);
+  private async ask(key: string, token: string, lane: ReviewLane): Promise<TokenVerdict> {
+    const answer = await this.review(token, this.audience, lane);
     if (answer === undefined) {
       throw new TransientError('Too many new tokens to review right now; try again shortly.', 1);
     }

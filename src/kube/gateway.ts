@@ -21,7 +21,7 @@ import {
   type PodOperations,
 } from './pod-operations.js';
 import type { PodInfo } from './pods.js';
-import { KubeRequests, NO_RETRY } from './requests.js';
+import { KubeRequests } from './requests.js';
 import type { RetryPolicy } from './retry.js';
 
 export type { DeleteOutcome, EvictOutcome } from './pod-operations.js';
@@ -63,10 +63,13 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     return this.requests.call({ verb, what }, () => request(this.kubeConfig));
   }
 
-  /** Cheap reachability probe for /readyz: one try, so that readiness answers quickly. */
+  /**
+   * Cheap reachability probe for /readyz: one try, never queued behind this gateway's other
+   * requests (`KubeRequests.probe`); its callers send one every few seconds at most.
+   */
   async ping(): Promise<void> {
     const what = 'read API server version';
-    await this.requests.call({ verb: 'get', what }, () => this.version.getCode(), NO_RETRY);
+    await this.requests.probe({ verb: 'get', what }, () => this.version.getCode());
   }
 
   /** Closes the kept-alive connections to the API server (last, on shutdown). */

@@ -71,6 +71,21 @@ export class KubeRequests {
   }
 
   /**
+   * One try, sent now: for the readiness probe, which must neither wait in the queue behind the
+   * process's own work (a probe held there past its timeout says a busy API server is down) nor
+   * let whoever sends probes fill that queue. It takes a token when one is there and is sent
+   * without one otherwise: /readyz sends at most one every few seconds (`routes/health.ts`).
+   */
+  async probe<T>(request: KubeRequest, send: () => Promise<T>): Promise<T> {
+    this.limiter.tryTake();
+    try {
+      return await observeKubeRequest(request.verb, send);
+    } catch (error) {
+      throw mapApiError(error, request.what);
+    }
+  }
+
+  /**
    * A deletion (or eviction) whose answer was lost may have landed: before sending it again, read
    * the pod; gone, replaced (another uid) or terminating means it landed, and nothing is re-sent.
    * So a transient failure never turns into a second DELETE of a pod that is already going.

@@ -10,30 +10,55 @@ export interface TokenReviewAnswer {
   audiences: string[];
 }
 
-/** TokenReviews a second, and at most at once, when nothing else limits them. */
+/**
+ * TokenReviews a second, and at most at once, of tokens whose claims name an allowed service
+ * account (the `allowed` lane): the budget that real callers' new tokens are reviewed on.
+ */
 export const TOKEN_REVIEW_BUDGET = { qps: 5, burst: 10 };
 
 /**
- * TokenReview calls on a budget of their own, apart from the gateway's limiter: reviews are driven
+ * The same for tokens whose claims name any other service account (the `other` lane): reviewed,
+ * so that a valid one is told 403 rather than 401, on a budget of their own that they cannot
+ * spend for the allowed ones.
+ */
+export const OTHER_ACCOUNTS_REVIEW_BUDGET = { qps: 1, burst: 2 };
+
+/** Which budget a review is taken from (`TokenVerdicts` decides it from the token's claims). */
+export type ReviewLane = 'allowed' | 'other';
+
+type Budget = { qps: number; burst: number };
+
+/**
+ * TokenReview calls on budgets of their own, apart from the gateway's limiter: reviews are driven
  * by whoever reaches the events endpoint, so a flood of unknown tokens must neither wait in the
- * queue the worker's requests wait in nor build a queue of its own. Over the budget a review is
- * not sent at all (`review` answers `undefined`), and it is sent once, without retries.
+ * queue the worker's requests wait in nor build a queue of its own. Over its lane's budget a
+ * review is not sent at all (`review` answers `undefined`), and it is sent once, without retries.
  */
 export class TokenReviewer {
   private readonly authn: AuthenticationV1Api;
-  private readonly limiter: RateLimiter;
+  private readonly limiters: Record<ReviewLane, RateLimiter>;
 
   constructor(
     kubeConfig: KubeConfig,
-    budget: { qps: number; burst: number } = TOKEN_REVIEW_BUDGET,
+    budgets: Record<ReviewLane, Budget> = {
+      allowed: TOKEN_REVIEW_BUDGET,
+      other: OTHER_ACCOUNTS_REVIEW_BUDGET,
+    },
   ) {
     this.authn = kubeConfig.makeApiClient(AuthenticationV1Api);
-    this.limiter = new RateLimiter(budget.qps, budget.burst);
+    this.limiters = {
+      allowed: new RateLimiter(budgets.allowed.qps, budgets.allowed.burst),
+      other: new RateLimiter(budgets.other.qps, budgets.other.burst),
+    };
   }
 
-  /** The API server's verdict on `token` for `audience`, or undefined when over the budget. */
-  async review(token: string, audience: string): Promise<TokenReviewAnswer | undefined> {
-    if (!this.limiter.tryTake()) return undefined;
+  /** The API server's verdict on `token` for `audience`, or undefined when over the lane's budget. */
+  async review(
+    token: string,
+    audience: string,
+    lane: ReviewLane = 'allowed',
+  ): Promise<TokenReviewAnswer | undefined> {
+    if (!this.limiters[lane].tryTake()) return undefined;
     const what = 'review a caller token';
     try {
       const review = await observeKubeRequest('create', () =>

@@ -4,6 +4,8 @@
  */
 export { startSimulator } from './simulator.js';
 export { demoMesh } from './mesh.js';
+export { serviceAccountJwt } from './service-account-token.js';
+export type { ServiceAccountTokenSpec } from './service-account-token.js';
 export type { DemoMeshOptions } from './mesh.js';
 export type {
   FaultSpec,

@@ -1,13 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { startCli, stopCli } from '../support/processes.js';
 import { directive, eventually, startHarness, TOKEN, type Harness } from '../support/harness.js';
 
 const HMAC_SECRET = 'hmac-secret-5f1d9c2e7a';
 const AUDIENCE = 'pod-bouncer';
-const ALLOWED_SA_TOKEN = 'sa-token-allowed-8c41';
-const OTHER_SA_TOKEN = 'sa-token-other-2b77';
-const WRONG_AUDIENCE_TOKEN = 'sa-token-audience-9e03';
+const sa = (namespace: string, name: string, audience = AUDIENCE): string =>
+  serviceAccountJwt({ namespace, name, audiences: [audience] });
+const ALLOWED_SA_TOKEN = sa('cert-manager', 'issuer');
+const OTHER_SA_TOKEN = sa('default', 'intruder');
+const WRONG_AUDIENCE_TOKEN = sa('cert-manager', 'issuer', 'some-other-api');
 
 function sign(body: string, secret = HMAC_SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;

@@ -2,20 +2,31 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpsApp } from '../../src/ingress/ops-app.js';
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
 
 /**
  * Property, with every auth mode on at once (static tokens, HMAC, Standard Webhooks, TokenReview):
- * whatever method, path, credentials and body reach the events endpoint or the directive routes,
- * the answer is a 2xx only for a valid credential (a signature: on POST /v1/events only),
- * otherwise a 4xx with the {error, message} body, never a 5xx; and nothing changes for a request
- * that was not admitted.
+ * whatever method, path, credentials and body reach the api (the events endpoint, the directive
+ * routes, the probes, the metrics, the OpenAPI document, paths no route serves) or the worker's
+ * port, the answer is a 2xx only for a valid credential or an open route, otherwise a 4xx with the
+ * {error, message} body, never a 5xx; nothing changes for a request that was not admitted; and no
+ * route but POST /v1/events reads a body (a malformed one is never answered 400, 413 or 415).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const HMAC_SECRET = 'fuzz-hmac-secret-42';
 const STANDARD_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const SA_TOKEN = 'fuzz-sa-token-allowed';
-const OTHER_SA_TOKEN = 'fuzz-sa-token-other';
+const SA_TOKEN = serviceAccountJwt({
+  namespace: 'fuzz',
+  name: 'sender',
+  audiences: ['pod-bouncer'],
+});
+const OTHER_SA_TOKEN = serviceAccountJwt({
+  namespace: 'fuzz',
+  name: 'other',
+  audiences: ['pod-bouncer'],
+});
 const sender = new Webhook(STANDARD_SECRET);
 
 const segment = fc.oneof(
@@ -35,6 +46,17 @@ const segment = fc.oneof(
   fc.stringMatching(/^[a-zA-Z0-9._~%-]{1,20}$/),
 );
 const action = fc.constantFrom('', '/retry', '/pause', '/resume', '/abort', '/nope', '/');
+/** Routes that answer without credentials (GET and HEAD only). */
+const OPEN = ['/healthz', '/readyz', '/metrics', '/openapi.json'];
+/** Paths no route serves, whatever the method. */
+const UNKNOWN = [
+  '/',
+  '/nonexistent',
+  '/v1/events/x',
+  '/v1/directives',
+  '/admin/queues',
+  '/v2/events',
+];
 const route = fc.oneof(
   {
     weight: 3,
@@ -43,14 +65,22 @@ const route = fc.oneof(
       .map(([ns, name, act]) => `/v1/directives/${ns}/${name}${act}`),
   },
   fc.constant('/v1/events'),
+  fc.constantFrom(...OPEN, ...UNKNOWN),
 );
-const method = fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE');
+const method = fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH');
 const payload = fc.oneof(
   fc.constant(''),
   fc.constant(JSON.stringify({ directive: { namespace: 'fuzz', name: 'target' } })),
   fc.jsonValue().map((value) => JSON.stringify(value) ?? 'null'),
   fc.string({ maxLength: 100 }),
+  // Malformed JSON: a 400 that says so is proof the body was parsed.
+  fc.constantFrom('{"directive": [[[[', '[', '{', 'nul', '{"a":1}}'),
 );
+
+/** What only a route that read the body can answer: its parse, size, type or arrival. */
+function readTheBody(status: number, message: string): boolean {
+  return [408, 413, 415].includes(status) || (status === 400 && /body|JSON/.test(message));
+}
 type Credential =
   | 'token'
   | 'sa'
@@ -179,7 +209,17 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
               ...(withBody ? { payload: body } : {}),
             });
             statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
-            expect(answer.statusCode, `${verb} ${path} ${kind}: ${answer.body}`).toBeLessThan(500);
+            const what = `${verb} ${path} ${kind}: ${answer.body}`;
+            expect(answer.statusCode, what).toBeLessThan(500);
+            if (UNKNOWN.includes(url)) expect(answer.statusCode, what).toBe(404);
+            if (url === '/v1/events' && verb !== 'POST') expect(answer.statusCode, what).toBe(405);
+            if (OPEN.includes(url))
+              expect(answer.statusCode, what).toBe(verb === 'GET' ? 200 : 404);
+            const takesBody = url === '/v1/events' && verb === 'POST';
+            if (!takesBody && answer.statusCode >= 400) {
+              expect(readTheBody(answer.statusCode, answer.body), `read: ${what}`).toBe(false);
+            }
+            if (OPEN.includes(url)) return;
             if (answer.statusCode < 300) {
               expect(VALID.has(kind), `${verb} ${path} ${kind} admitted`).toBe(true);
               // A signature admits only the events endpoint, and only a body it signed (an HMAC
@@ -209,6 +249,57 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
       expect(
         h.sim.requests().filter((r) => r.resource === 'tokenreviews').length,
       ).toBeLessThanOrEqual(7);
+    },
+  );
+
+  it(
+    `answers ${RUNS} generated requests on the worker's port: 200 for its two routes, else 404, bodies unread`,
+    { timeout: 120_000 },
+    async () => {
+      const ops = await buildOpsApp(h.serve.app.log);
+      try {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+            fc.oneof(fc.constantFrom('/healthz', '/metrics', ...UNKNOWN), route),
+            payload,
+            credential,
+            async (verb, url, body, kind) => {
+              const withBody = !['GET', 'HEAD'].includes(verb) && body !== '';
+              const answer = await ops.inject({
+                method: verb,
+                url,
+                headers: {
+                  ...headersFor(kind, body, 0, 0),
+                  ...(withBody ? { 'content-type': 'application/json' } : {}),
+                },
+                ...(withBody ? { payload: body } : {}),
+              });
+              const served =
+                ['GET', 'HEAD'].includes(verb) && ['/healthz', '/metrics'].includes(url);
+              const what = `${verb} ${url}: ${answer.body}`;
+              if (served) {
+                expect(answer.statusCode, what).toBe(200);
+                return;
+              }
+              // A path the router cannot decode (`%zz`) is a 400, decided on the URL alone.
+              const undecodable =
+                answer.statusCode === 400 &&
+                (verb === 'HEAD' || /not a valid url/.test(answer.body));
+              expect(undecodable || answer.statusCode === 404, what).toBe(true);
+              if (verb !== 'HEAD') {
+                expect(JSON.parse(answer.body)).toEqual({
+                  error: undecodable ? 'bad_request' : 'not_found',
+                  message: expect.not.stringMatching(/body|JSON/),
+                });
+              }
+            },
+          ),
+          { numRuns: RUNS },
+        );
+      } finally {
+        await ops.close();
+      }
     },
   );
 });

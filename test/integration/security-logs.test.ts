@@ -1,12 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { LogCapture } from '../support/log-capture.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 const STATIC_TOKEN = 'static-token-Qm9vZ3Vz7731';
 const HMAC_SECRET = 'hmac-secret-Zx81Yq0Lw2';
-const SA_TOKEN = 'sa-token-Kp3Wn8Rt5Vb';
+const SA_TOKEN = serviceAccountJwt({
+  namespace: 'cert-manager',
+  name: 'issuer',
+  audiences: ['pod-bouncer'],
+});
 const WRONG_TOKEN = 'wrong-token-Hs6Gd2Mf9Jc';
 const ROOT_CERT = 'ROOT-CERT-Yt4Ue7Io1Pa';
 const PRIVATE_KEY = 'CA-PRIVATE-KEY-Lk0Mj9Nh8Bg';

@@ -1,13 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_REVIEW_BUDGET } from '../../src/kube/token-review.js';
+import { serviceAccountJwt } from '../../src/sim/index.js';
+import { LogCapture } from '../support/log-capture.js';
 import { directive, startHarness, type Harness } from '../support/harness.js';
 
 const AUDIENCE = 'pod-bouncer';
-const ALLOWED = 'sa-token-allowed-5e2a';
-const LOOSE = 'sa-token-loose-audience-77c1';
+const issuer = (audiences = [AUDIENCE], expiresInSeconds?: number): string =>
+  serviceAccountJwt({
+    namespace: 'cert-manager',
+    name: 'issuer',
+    audiences,
+    ...(expiresInSeconds !== undefined ? { expiresInSeconds } : {}),
+  });
+const ALLOWED = issuer();
+/** Claims our audience; its review says the API server's (an authenticator that ignores them). */
+const LOOSE = issuer();
+/** A well-formed token of a service account that is not on the allow-list, unknown to the API. */
+const stranger = (i: number): string =>
+  serviceAccountJwt({ namespace: 'elsewhere', name: `sa-${i}`, audiences: [AUDIENCE] });
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('TokenReview: verdicts cached by token digest, reviews on a budget of their own', () => {
   let h: Harness;
+  const capture = new LogCapture();
   const ref = JSON.stringify({ directive: { namespace: 'trns', name: 'certs' } });
   const send = (token: string) =>
     fetch(`${h.serve.url}/v1/events?dryRun=true`, {
@@ -17,11 +32,41 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
     });
   const reviews = (): number =>
     h.sim.requests().filter((request) => request.resource === 'tokenreviews').length;
+  /**
+   * Waves of 50 concurrent requests, half junk tokens and half strangers' well-formed ones, until
+   * stopped (40 waves at most); `stop` answers how many were sent.
+   */
+  const flood = (): { stop(): Promise<number> } => {
+    let flooding = true;
+    let sent = 0;
+    const waves = (async () => {
+      for (let wave = 0; flooding && wave < 40; wave += 1) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) => {
+            sent += 1;
+            return send(i % 2 === 0 ? `junk-${wave}-${i}` : stranger(wave * 50 + i));
+          }),
+        );
+      }
+    })();
+    return {
+      async stop() {
+        flooding = false;
+        await waves;
+        return sent;
+      },
+    };
+  };
+  /** Lets the review budget fill up again after a test that used it. */
+  const refill = (): Promise<void> =>
+    sleep((TOKEN_REVIEW_BUDGET.burst / TOKEN_REVIEW_BUDGET.qps) * 1000);
 
   beforeAll(async () => {
     h = await startHarness('tokenreview', {
       worker: false,
+      logDestination: capture,
       env: {
+        LOG_LEVEL: 'info',
         WEBHOOK_TOKENS: '',
         WEBHOOK_TOKENREVIEW_AUDIENCE: AUDIENCE,
         WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'cert-manager:issuer',
@@ -31,7 +76,6 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
       username: 'system:serviceaccount:cert-manager:issuer',
       audiences: [AUDIENCE],
     });
-    // An authenticator that vouches for the token whatever audience is asked for.
     h.sim.registerToken(LOOSE, {
       username: 'system:serviceaccount:cert-manager:issuer',
       reviewAudiences: ['https://kubernetes.default.svc'],
@@ -40,10 +84,34 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
   });
   afterAll(async () => h.close());
 
-  it('costs one TokenReview for N requests with the same junk token, concurrent or not', async () => {
+  it('sends no TokenReview for a token that is not a well-formed, unexpired service-account JWT', async () => {
     h.sim.resetRequests();
-    const concurrent = await Promise.all(Array.from({ length: 30 }, () => send('junk-token-1')));
-    for (let i = 0; i < 20; i += 1) expect((await send('junk-token-1')).status).toBe(401);
+    const part = (value: object): string =>
+      Buffer.from(JSON.stringify(value)).toString('base64url');
+    const [head, , signature] = ALLOWED.split('.');
+    const claims = JSON.parse(Buffer.from(ALLOWED.split('.')[1]!, 'base64url').toString());
+    const withClaims = (changes: object): string =>
+      `${head}.${part({ ...claims, ...changes })}.${signature}`;
+    const refused = [
+      'junk-token-1',
+      'a.b.c',
+      `${head}.not-json.${signature}`,
+      withClaims({ sub: 'system:admin' }),
+      withClaims({ sub: undefined }),
+      withClaims({ exp: undefined }),
+      issuer([AUDIENCE], -120),
+      issuer(['https://kubernetes.default.svc']),
+      `${part({ alg: 'none' })}.${ALLOWED.split('.')[1]}.`,
+    ];
+    for (const token of refused) expect((await send(token)).status, token).toBe(401);
+    expect(reviews()).toBe(0);
+  });
+
+  it('costs one TokenReview for N requests with the same unknown token, concurrent or not', async () => {
+    h.sim.resetRequests();
+    const token = stranger(0);
+    const concurrent = await Promise.all(Array.from({ length: 30 }, () => send(token)));
+    for (let i = 0; i < 20; i += 1) expect((await send(token)).status).toBe(401);
     expect(concurrent.map((answer) => answer.status)).toEqual(Array(30).fill(401));
     expect(reviews()).toBe(1);
   });
@@ -54,12 +122,12 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
     expect(reviews()).toBe(1);
   });
 
-  it('costs at most the budget for M distinct junk tokens; the rest wait for a 503', async () => {
+  it('costs at most the budget for M distinct tokens; the rest wait for a 503', async () => {
+    await refill();
     h.sim.resetRequests();
     const started = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => send(`distinct-junk-${i}`)),
-    );
+    // Tokens that name the allowed service account: each one must be asked about.
+    const answers = await Promise.all(Array.from({ length: 200 }, () => send(issuer())));
     const seconds = (Date.now() - started) / 1000;
     const budget = TOKEN_REVIEW_BUDGET.burst + Math.ceil(TOKEN_REVIEW_BUDGET.qps * seconds) + 1;
     expect(reviews()).toBeLessThanOrEqual(budget);
@@ -76,8 +144,56 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
     expect((await send(ALLOWED)).status).toBe(200);
   });
 
+  it(
+    'admits a valid, allowed token never seen before during a flood of junk and strangers',
+    { timeout: 30_000 },
+    async () => {
+      await refill();
+      h.sim.resetRequests();
+      const flooding = flood();
+      const fresh: number[] = [];
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        await sleep(150);
+        const token = issuer();
+        h.sim.registerToken(token, {
+          username: 'system:serviceaccount:cert-manager:issuer',
+          audiences: [AUDIENCE],
+        });
+        fresh.push((await send(token)).status);
+      }
+      expect(await flooding.stop()).toBeGreaterThan(300);
+      expect(fresh).toEqual(Array(6).fill(200));
+    },
+  );
+
+  it(
+    'tells a flood of refusals in a line a second at most, at warn, without a stack',
+    { timeout: 30_000 },
+    async () => {
+      await refill();
+      const linesBefore = capture.lines().length;
+      const started = Date.now();
+      const flooding = flood();
+      await sleep(1500);
+      const sent = await flooding.stop();
+      await sleep(1100); // the last second's count is told when it ends
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      const lines = capture
+        .lines()
+        .slice(linesBefore)
+        .map((line) => JSON.parse(line) as Record<string, any>);
+      expect(sent).toBeGreaterThan(300);
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+      expect(lines.filter((line) => line.err?.stack !== undefined)).toEqual([]);
+      expect(lines.every((line) => line.level === 'warn')).toBe(true);
+      expect(lines.length).toBeLessThanOrEqual(seconds + 1);
+      // Every refusal is counted in them, none lost.
+      expect(lines.reduce((sum, line) => sum + (line.refused ?? 1), 0)).toBe(sent);
+    },
+  );
+
   it('refuses a token whose review does not list the audience (401)', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // let the budget refill a little
+    await refill();
     const answer = await send(LOOSE);
     expect(answer.status).toBe(401);
     expect(await answer.json()).toMatchObject({ error: 'unauthorized' });

@@ -1,9 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { TransientError } from '../../src/errors.js';
 import type { TokenReviewAnswer } from '../../src/kube/token-review.js';
+import { readClaims } from '../../src/ingress/token-claims.js';
 import { TokenVerdicts, verdictOf } from '../../src/ingress/token-verdicts.js';
+import type { ReviewLane } from '../../src/kube/token-review.js';
+import { serviceAccountJwt } from '../../src/sim/service-account-token.js';
 
 const AUDIENCE = 'pod-bouncer';
+/** Well-formed tokens of the issuer's service account, one per name, minted once. */
+const minted = new Map<string, string>();
+const jwt = (name: string): string => {
+  if (!minted.has(name)) {
+    minted.set(
+      name,
+      serviceAccountJwt({ namespace: 'cert-manager', name: 'issuer', audiences: [AUDIENCE] }),
+    );
+  }
+  return minted.get(name)!;
+};
 const valid: TokenReviewAnswer = {
   authenticated: true,
   username: 'system:serviceaccount:cert-manager:issuer',
@@ -25,37 +39,40 @@ describe('verdictOf', () => {
 });
 
 describe('TokenVerdicts', () => {
+  /** A review that records the name of each token it is asked about, and on which lane. */
   const counting = (answer: TokenReviewAnswer | undefined = valid) => {
     const asked: string[] = [];
-    const review = async (token: string) => {
-      asked.push(token);
+    const lanes: ReviewLane[] = [];
+    const review = async (token: string, _audience: string, lane: ReviewLane) => {
+      asked.push([...minted].find(([, given]) => given === token)?.[0] ?? token);
+      lanes.push(lane);
       return answer;
     };
-    return { asked, review };
+    return { asked, lanes, review };
   };
 
   it('keeps the verdict for its TTL, refusals included, and asks again after it', async () => {
     const { asked, review } = counting({ ...valid, authenticated: false });
     const verdicts = new TokenVerdicts(review, AUDIENCE, { negativeTtlMs: 50 });
-    await verdicts.verdict('t');
-    await verdicts.verdict('t');
+    await verdicts.verdict(jwt('t'));
+    await verdicts.verdict(jwt('t'));
     expect(asked).toEqual(['t']);
     await new Promise((resolve) => setTimeout(resolve, 80));
-    await verdicts.verdict('t');
+    await verdicts.verdict(jwt('t'));
     expect(asked).toEqual(['t', 't']);
   });
 
   it('shares one review among concurrent requests with the same token', async () => {
     const { asked, review } = counting();
     const verdicts = new TokenVerdicts(review, AUDIENCE);
-    await Promise.all(Array.from({ length: 20 }, () => verdicts.verdict('same')));
+    await Promise.all(Array.from({ length: 20 }, () => verdicts.verdict(jwt('same'))));
     expect(asked).toEqual(['same']);
   });
 
   it('forgets the oldest verdict when full', async () => {
     const { asked, review } = counting();
     const verdicts = new TokenVerdicts(review, AUDIENCE, { maxEntries: 2 });
-    for (const token of ['a', 'b', 'c', 'b', 'c', 'a']) await verdicts.verdict(token);
+    for (const name of ['a', 'b', 'c', 'b', 'c', 'a']) await verdicts.verdict(jwt(name));
     expect(asked).toEqual(['a', 'b', 'c', 'a']);
   });
 
@@ -66,8 +83,64 @@ describe('TokenVerdicts', () => {
       return undefined;
     };
     const verdicts = new TokenVerdicts(overBudget, AUDIENCE);
-    await expect(verdicts.verdict('x')).rejects.toBeInstanceOf(TransientError);
-    await expect(verdicts.verdict('x')).rejects.toBeInstanceOf(TransientError);
-    expect(asked).toEqual(['x', 'x']);
+    await expect(verdicts.verdict(jwt('x'))).rejects.toBeInstanceOf(TransientError);
+    await expect(verdicts.verdict(jwt('x'))).rejects.toBeInstanceOf(TransientError);
+    expect(asked).toEqual([jwt('x'), jwt('x')]);
+  });
+
+  it('asks nothing about a token that is not a service-account JWT for the audience', async () => {
+    const { asked, review } = counting();
+    const verdicts = new TokenVerdicts(review, AUDIENCE);
+    const otherAudience = serviceAccountJwt({
+      namespace: 'cert-manager',
+      name: 'issuer',
+      audiences: ['https://kubernetes.default.svc'],
+    });
+    for (const token of ['junk', 'a.b.c', otherAudience]) {
+      expect(await verdicts.verdict(token)).toEqual({ invalid: true });
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it('reviews tokens naming an allowed account on their lane, the others on theirs', async () => {
+    const { lanes, review } = counting();
+    const verdicts = new TokenVerdicts(review, AUDIENCE, {
+      allowedAccounts: ['cert-manager:issuer'],
+    });
+    await verdicts.verdict(jwt('allowed'));
+    await verdicts.verdict(
+      serviceAccountJwt({ namespace: 'default', name: 'intruder', audiences: [AUDIENCE] }),
+    );
+    expect(lanes).toEqual(['allowed', 'other']);
+  });
+});
+
+describe('readClaims', () => {
+  const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const token = (claims: object, header: object = { alg: 'RS256' }): string =>
+    `${part(header)}.${part(claims)}.c2lnbmF0dXJl`;
+  const now = Date.parse('2026-12-02T12:00:00Z');
+  const seconds = now / 1000;
+  const good = { sub: 'system:serviceaccount:ns:sa', aud: [AUDIENCE], exp: seconds + 600 };
+
+  it('reads the account and audiences of a projected service-account token', () => {
+    expect(readClaims(token(good), now)).toEqual({ account: 'ns:sa', audiences: [AUDIENCE] });
+    expect(readClaims(token({ ...good, aud: AUDIENCE }), now)?.audiences).toEqual([AUDIENCE]);
+  });
+
+  it.each([
+    ['not three segments', 'abc.def'],
+    ['an empty signature', `${part({ alg: 'RS256' })}.${part(good)}.`],
+    ['an unsigned token', token(good, { alg: 'none' })],
+    ['a header that is not JSON', `bm90IGpzb24.${part(good)}.c2ln`],
+    ['claims that are not an object', `${part({ alg: 'RS256' })}.${part([1])}.c2ln`],
+    ['a user, not a service account', token({ ...good, sub: 'alice' })],
+    ['no audience', token({ ...good, aud: undefined })],
+    ['no expiry', token({ ...good, exp: undefined })],
+    ['an expiry past the leeway', token({ ...good, exp: seconds - 61 })],
+    ['a not-before to come', token({ ...good, nbf: seconds + 120 })],
+    ['a token longer than any projected one', token({ ...good, pad: 'x'.repeat(9000) })],
+  ])('refuses %s', (_what, given) => {
+    expect(readClaims(given, now)).toBeUndefined();
   });
 });

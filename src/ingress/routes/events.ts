@@ -1,4 +1,7 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type {
+  FastifyPluginAsyncTypebox,
+  TypeBoxTypeProvider,
+} from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
 import { signedGuard, type Authenticator } from '../auth.js';
@@ -6,6 +9,7 @@ import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
+import { registerJsonParsers } from '../json-body.js';
 import { planEvent } from '../plan.js';
 import {
   AcceptedBody,
@@ -45,41 +49,56 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     done();
   });
 
-  app.post('/v1/events', { schema, ...signedGuard(auth) }, async (request, reply) => {
-    const { event, cloudEvent } = readEvent(request);
-    noteEvent(request, { shape: event.shape });
-    if (request.query.dryRun === true) {
-      noteEvent(request, { outcome: 'dry_run' });
-      return reply.code(200).send(await planEvent(deps, event));
-    }
-    // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
-    // plain ignored event is answered without touching deps.
-    const log = request.log as Logger;
-    const scoped: AppDeps =
-      event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
-    const result = cloudEvent
-      ? await ingestCloudEvent(scoped, cloudEvent, event)
-      : await ingest(scoped, event);
-    const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
-    noteEvent(request, { outcome });
-    if (log.isLevelEnabled('info')) {
-      log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
-    }
-    const webhookId = request.podBouncerAuth?.webhookId;
-    if (webhookId !== undefined) {
-      await rememberWebhookAnswer(deps.redis, deps.config.queuePrefix, webhookId, result);
-    }
-    return reply.code(202).send(result);
+  // The one route that reads a body, in a scope of its own: its parsers run only here, after the
+  // route's onRequest has refused whoever brings no credential (unread-bodies.ts for the rest).
+  // Structured-mode CloudEvents are JSON too; batches (cloudevents-batch+json) stay 415.
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    registerJsonParsers(
+      scope,
+      ['application/json', 'application/cloudevents+json'],
+      (request, body) => auth.verifyBody(request, body),
+    );
+    scope.post('/v1/events', { schema, ...signedGuard(auth) }, async (request, reply) => {
+      const { event, cloudEvent } = readEvent(request);
+      noteEvent(request, { shape: event.shape });
+      if (request.query.dryRun === true) {
+        noteEvent(request, { outcome: 'dry_run' });
+        return reply.code(200).send(await planEvent(deps, event));
+      }
+      // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
+      // plain ignored event is answered without touching deps.
+      const log = request.log as Logger;
+      const scoped: AppDeps =
+        event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
+      const result = cloudEvent
+        ? await ingestCloudEvent(scoped, cloudEvent, event)
+        : await ingest(scoped, event);
+      const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
+      noteEvent(request, { outcome });
+      if (log.isLevelEnabled('info')) {
+        log.info({ shape: event.shape, cloudEvent, result }, 'cert-issued event handled');
+      }
+      const webhookId = request.podBouncerAuth?.webhookId;
+      if (webhookId !== undefined) {
+        await rememberWebhookAnswer(deps.redis, deps.config.queuePrefix, webhookId, result);
+      }
+      return reply.code(202).send(result);
+    });
   });
 
+  // Answered when the headers arrive: a body sent with another method is never read.
+  const notAllowed = (): HttpProblem =>
+    new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
+      allow: 'POST',
+    });
   app.route({
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url: '/v1/events',
     schema: { hide: true },
+    onRequest: (_request, _reply, done) => done(notAllowed()),
     handler: async () => {
-      throw new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
-        allow: 'POST',
-      });
+      throw notAllowed();
     },
   });
 };
