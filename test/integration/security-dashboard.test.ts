@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
 const USER = 'ops';
@@ -136,7 +142,10 @@ describe('the dashboard retries failed jobs only', () => {
     expect(accepted.status).toBe(202);
     await waitForState(h, 'istio-system', 'done', 'FINISHED');
     const [jobId] = accepted.body.jobIds as string[];
-    expect(await h.serve.queue.getJobState(jobId!)).toBe('completed');
+    // FINISHED is written as the job ends; BullMQ marks it completed a moment later.
+    await eventually('the job to be completed', async () =>
+      (await h.serve.queue.getJobState(jobId!)) === 'completed' ? true : undefined,
+    );
     const bounces = h.sim.requests().filter((r) => r.method === 'POST' || r.method === 'DELETE');
 
     const path = `/admin/queues/api/queues/bounce/${jobId}/retry`;
