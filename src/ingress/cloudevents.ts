@@ -8,6 +8,7 @@ import {
   type CloudEventIdentity,
 } from '../events/cloudevent.js';
 import { normalizeBody } from '../events/normalize.js';
+import { asReceived } from '../events/received.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
@@ -25,12 +26,19 @@ export interface ReceivedEvent {
   cloudEvent?: CloudEventIdentity;
 }
 
-/** Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape. Pure. */
-export function readEvent(request: Pick<FastifyRequest, 'headers' | 'body'>): ReceivedEvent {
+/**
+ * Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape — as it counts at
+ * `receivedAt` (an `issuedAt` ahead of the clock is that moment: `asReceived`). Pure but for
+ * the clock read as the default of `receivedAt`.
+ */
+export function readEvent(
+  request: Pick<FastifyRequest, 'headers' | 'body'>,
+  receivedAt = Date.now(),
+): ReceivedEvent {
   const mode = cloudEventMode(request.headers);
-  if (mode === undefined) return { event: normalizeBody(request.body) };
+  if (mode === undefined) return { event: asReceived(normalizeBody(request.body), receivedAt) };
   const { event, identity } = normalizeCloudEvent(mode, request.headers, request.body);
-  return { event, cloudEvent: identity };
+  return { event: asReceived(event, receivedAt), cloudEvent: identity };
 }
 
 /** Redis key remembering one CloudEvent; hashed, as source and id are free-form strings. */

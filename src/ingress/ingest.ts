@@ -146,7 +146,12 @@ export async function ingest(
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>
-    runs.enqueue({ directive, issuedAt: event.issuedAt, issuance: namesIssuance(event) }),
+    runs.enqueue({
+      directive,
+      issuedAt: event.issuedAt,
+      ...(event.sentIssuedAt === undefined ? {} : { sentIssuedAt: event.sentIssuedAt }),
+      issuance: namesIssuance(event),
+    }),
   );
   const { run, duplicate } = enqueued;
   // A recalled answer was confirmed by a replica when this process first gave it.

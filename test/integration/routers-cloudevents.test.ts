@@ -39,8 +39,10 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
   afterAll(async () => h.close());
 
   it('binary mode: data is a native reference and ce-time stands in for issuedAt', async () => {
-    // One pod is younger than the event's time: it already carries the new certificate.
-    const time = new Date(Date.now() + 1000);
+    // One pod is younger than the event's time: it already carries the new certificate. The time
+    // is on the clock's second, later than the second the other pods started in.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const time = new Date();
     time.setMilliseconds(0);
     const young = h.sim.addPod({
       namespace: 'istio-system',
