@@ -13,6 +13,7 @@ import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 
+/** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
 const DAY_SECONDS = 24 * 3600;
 /** A claim whose holder died (crash mid-request) is released after this long. */
 const CLAIM_TTL_SECONDS = 60;
@@ -73,10 +74,10 @@ async function earlierAnswer(deps: AppDeps, key: string): Promise<AcceptedEvent>
  * Accepts a CloudEvent at most once per (source, id), even if the directive changed in between
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
  * in Redis (SET NX) before anything happens — an inline directive is not even applied for a
- * redelivery — and replaced by the answer once the event is accepted, kept for a week. A failed
- * attempt releases its claim so the sender's retry is handled afresh. The answer is kept for
- * RETENTION_DAYS, so a redelivery within retention is still a duplicate. Ignored events cost
- * nothing in Redis.
+ * redelivery — and replaced by the answer once the event is accepted. The answer is kept for 24
+ * hours, not RETENTION_DAYS: a sender redelivers within hours, and what one credential can make
+ * Redis keep stays bounded by time. A failed attempt releases its claim so the sender's retry is
+ * handled afresh. Ignored events cost nothing in Redis.
  */
 export async function ingestCloudEvent(
   deps: AppDeps,
@@ -94,7 +95,6 @@ export async function ingestCloudEvent(
     await deps.redis.del(key).catch(() => undefined);
     throw error;
   }
-  const retention = deps.config.retentionDays * DAY_SECONDS;
-  await inRedis(() => deps.redis.set(key, JSON.stringify(result), 'EX', retention));
+  await inRedis(() => deps.redis.set(key, JSON.stringify(result), 'EX', DAY_SECONDS));
   return result;
 }

@@ -7,6 +7,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { cloudEventKey } from '../../src/ingress/cloudevents.js';
 import { addIstiod, keysUnder, postRaw, queueSettled } from '../support/routers.js';
 
 const SECRET = 'hmac-secret-for-cloudevents';
@@ -132,6 +133,20 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
     expect(
       await h.serve.queue.getJob(first.body.jobIds[0].replace('.g1.', '.g2.')),
     ).toBeUndefined();
+  });
+
+  it('remembers a source and id for 24 hours, not for RETENTION_DAYS', async () => {
+    const id = 'kept-a-day-0001';
+    const answer = await postRaw(
+      h,
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'mesh-certs' } }),
+      binaryHeaders(id),
+    );
+    expect(answer.status).toBe(202);
+    const source = binaryHeaders(id)['ce-source']!;
+    const ttl = await h.serve.redis.ttl(cloudEventKey(h.prefix, { source, id }));
+    expect(ttl).toBeGreaterThan(24 * 3600 - 60);
+    expect(ttl).toBeLessThanOrEqual(24 * 3600);
   });
 
   it('answers 400 naming the attribute of an invalid CloudEvent', async () => {
