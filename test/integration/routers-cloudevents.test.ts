@@ -8,6 +8,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { cloudEventKey } from '../../src/ingress/cloudevents.js';
+import { latestRun } from '../../src/queue/runs.js';
 import { addIstiod, keysUnder, postRaw, queueSettled } from '../support/routers.js';
 
 const SECRET = 'hmac-secret-for-cloudevents';
@@ -133,6 +134,49 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
     expect(
       await h.serve.queue.getJob(first.body.jobIds[0].replace('.g1.', '.g2.')),
     ).toBeUndefined();
+  });
+
+  it('a source and id already used by another sender or for another directive is a 409, never its answer', async () => {
+    for (const name of ['ce-first', 'ce-other']) {
+      h.sim.applyDirective(
+        directive('istio-system', name, [
+          { namespace: 'istio-system', labels: { app: 'no-such-app' }, waitForReplicas: 0 },
+        ]),
+      );
+    }
+    const id = 'shared-id-0001';
+    const data = (name: string, issuedAt = new Date().toISOString()) =>
+      JSON.stringify({ directive: { namespace: 'istio-system', name }, issuedAt });
+    // Sender A (the HMAC credential) uses the id first.
+    const signed = (body: string) =>
+      postRaw(h, body, {
+        ...binaryHeaders(id),
+        'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        authorization: '',
+      });
+    const first = await signed(data('ce-first'));
+    expect(first.status).toBe(202);
+    expect(first.body.duplicate).toBe(false);
+
+    // The issuer (the bearer token) sends its own event with the same pair: for another
+    // directive, then for the same one.
+    for (const name of ['ce-other', 'ce-first']) {
+      const answer = await postRaw(h, data(name), binaryHeaders(id));
+      expect(answer.status, name).toBe(409);
+      expect(answer.body.error).toBe('cloudevent_id_conflict');
+      expect(answer.body.message).toEqual(expect.any(String));
+      expect(JSON.stringify(answer.body)).not.toContain(first.body.uid);
+    }
+    // Sender A for another directive: a conflict too.
+    expect((await signed(data('ce-other'))).status).toBe(409);
+    // Nothing started for the other directive.
+    const other = h.sim.getDirective('istio-system', 'ce-other')!;
+    expect(await latestRun(h.serve.redis, h.prefix, other.metadata.uid)).toBeUndefined();
+
+    // Sender A again for its directive, whatever the data: a duplicate, with its own answer.
+    const again = await signed(data('ce-first', new Date(Date.now() + 1000).toISOString()));
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
   });
 
   it('remembers a source and id for 24 hours, not for RETENTION_DAYS', async () => {

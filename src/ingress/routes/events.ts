@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import { guard, type Authenticator } from '../auth.js';
+import { guard, senderOf, type Authenticator } from '../auth.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
@@ -58,7 +58,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     const scoped: AppDeps =
       event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
     const result = cloudEvent
-      ? await ingestCloudEvent(scoped, cloudEvent, event)
+      ? await ingestCloudEvent(scoped, cloudEvent, event, senderOf(request))
       : await ingest(scoped, event);
     const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
     noteEvent(request, { outcome });
