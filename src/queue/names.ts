@@ -75,6 +75,14 @@ export function sentKey(
   return `${prefix}:${QUEUE_NAME}:sent:${uid}:${generation}:${sentRunKey}`;
 }
 
+/**
+ * Redis key of a directive's bounce lease: the job that is choosing pods or sending a batch for it
+ * (`workflow/bounce-lease.ts`).
+ */
+export function bounceLeaseKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:bouncing:${uid}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

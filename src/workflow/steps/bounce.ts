@@ -7,6 +7,7 @@ import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../c
 import { strategyFor } from '../modes/index.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
+import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 import { rollOwners } from '../modes/rollout.js';
 
@@ -69,7 +70,6 @@ async function sendBatch(
     }
     blocked ||= outcomes.includes('blocked');
   }
-  await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
   return blocked;
 }
 
@@ -121,7 +121,8 @@ async function podsToBounce(
 /**
  * Bounces every chosen pod exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3),
  * each guarded by the pod's uid so that a replacement reusing the name is never touched. Before
- * each batch: the replacements gate, the abort mark and the pause annotation. Progress is
+ * each batch: the replacements gate, the abort mark and the pause annotation; each is sent under
+ * the directive's bounce lease, so a run superseded meanwhile sends nothing more. Progress is
  * persisted around every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
@@ -139,7 +140,10 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     if (gate !== undefined) return { wait: gate };
     if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bounced) };
-    if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
+    const sent = await underLease(context, () => sendBatch(context, batch, bounced));
+    if (!('value' in sent)) return sent;
+    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+    if (sent.value) return { wait: budgetWait(context, bounced) };
   }
   return DONE;
 }
