@@ -1,8 +1,9 @@
 import { AbortedError, PermanentError } from '../../errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import { OwnerGateway, type RolloutOwner } from '../../kube/owners.js';
-import type { PendingWait, StepContext } from '../context.js';
+import type { StepContext } from '../context.js';
 import { pausedNow } from '../run-control.js';
+import { underLease, type LeaseRefusal } from '../steps/under-lease.js';
 import { countsOf, pausedWait } from '../steps/waits.js';
 
 const gateways = new WeakMap<KubeGateway, OwnerGateway>();
@@ -81,13 +82,14 @@ async function checkRolling(
 
 /**
  * Restarts owners while fewer than `limit` roll, each once per run: recorded before its patch
- * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run.
+ * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run; each
+ * under the directive's bounce lease, so a superseded run restarts nothing more.
  */
 async function advance(
   context: StepContext,
   keys: string[],
   limit: number,
-): Promise<{ rolling: string[]; message?: string } | { wait: PendingWait }> {
+): Promise<{ rolling: string[]; message?: string } | LeaseRefusal> {
   const restarted = new Set(context.progress.ownersRestarted ?? []);
   const done = new Set(context.progress.ownersDone ?? []);
   const message = await checkRolling(context, restarted, done);
@@ -96,12 +98,15 @@ async function advance(
     if (rolling.length >= limit) break;
     if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bouncedBy(context, done)) };
-    await context.save({ ownersRestarting: [key] });
-    await ownersOf(context).restart(
-      context.data.selector.namespace,
-      parseKey(key),
-      restartedAt(context),
-    );
+    const sent = await underLease(context, async () => {
+      await context.save({ ownersRestarting: [key] });
+      await ownersOf(context).restart(
+        context.data.selector.namespace,
+        parseKey(key),
+        restartedAt(context),
+      );
+    });
+    if (!('value' in sent)) return sent;
     context.effectSent();
     restarted.add(key);
     await context.save({ ownersRestarted: [...restarted], ownersRestarting: [] });
@@ -129,12 +134,12 @@ function bouncedBy(context: StepContext, done: Set<string>): Set<string> {
 export async function rollOwners(
   context: StepContext,
   limit: number,
-): Promise<{ wait: PendingWait } | { ownerless: Set<string> }> {
+): Promise<LeaseRefusal | { ownerless: Set<string> }> {
   const owners = await podOwners(context);
   const keys = [...new Set(Object.values(owners).filter((key) => key !== null))].sort();
   const ownerless = new Set(Object.keys(owners).filter((uid) => owners[uid] === null));
   const step = await advance(context, keys, limit);
-  if ('wait' in step) return step;
+  if (!('rolling' in step)) return step;
   const done = new Set(context.progress.ownersDone ?? []);
   const bounced = bouncedBy(context, done);
   await context.save({ bounced: [...bounced] });

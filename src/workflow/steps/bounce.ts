@@ -7,7 +7,7 @@ import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../c
 import { strategyFor } from '../modes/index.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
-import { underLease } from './under-lease.js';
+import { underLease, type LeaseRefusal } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 import { rollOwners } from '../modes/rollout.js';
 
@@ -109,11 +109,11 @@ function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
 async function podsToBounce(
   context: StepContext,
   limit: number,
-): Promise<ChosenPod[] | { wait: PendingWait }> {
+): Promise<ChosenPod[] | LeaseRefusal> {
   const chosen = context.progress.chosen ?? [];
   if (modeOf(context) !== 'rollout') return chosen;
   const rolled = await rollOwners(context, limit);
-  if ('wait' in rolled) return rolled;
+  if (!('ownerless' in rolled)) return rolled;
   // Pods without a restartable owner are evicted, in batches like any other.
   return chosen.filter((pod) => rolled.ownerless.has(pod.uid));
 }
@@ -129,7 +129,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
   const chosen = context.progress.chosen ?? [];
   const limit = maxUnavailableOf(context, chosen.length);
   const pods = await podsToBounce(context, limit);
-  if ('wait' in pods) return pods;
+  if (!Array.isArray(pods)) return pods;
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
   for (const planned of planBatches(pods, limit)) {
