@@ -112,10 +112,11 @@ function makeContext(
   { directive, aborted, token }: RunStart,
 ): StepContext {
   const data = job.data;
+  // A job enqueued before runs had keys names no run: the status writer then goes by generation.
   const target = {
     ...data.directive,
     generation: data.generation,
-    runKey: runKeyOf(data),
+    ...(data.runKey === undefined ? {} : { runKey: data.runKey }),
     selectorIndex: data.selectorIndex,
   };
   const run = runOf(data);
