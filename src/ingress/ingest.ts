@@ -114,9 +114,11 @@ function freshest(deps: AppDeps, directive: Directive): Directive {
 
 function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
   const { namespace, name, uid, generation } = directive.metadata;
+  // The run it is for: a PENDING landing after a newer run's status is refused (`stale`).
+  const target = { namespace, name, uid, generation, runKey: runKeyOf(issuedAt) };
   const write = (): Promise<unknown> =>
     deps.status.apply(
-      { namespace, name, uid, generation },
+      target,
       accepted(generation, directive.spec.podsToBounce.length, issuedAt),
       freshest(deps, directive),
     );
