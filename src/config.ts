@@ -98,7 +98,12 @@ function maxUnavailable(env: Env): MaxUnavailable {
   return parsed;
 }
 
-function url(env: Env, name: string, protocols: readonly string[], message: string): string | undefined {
+function url(
+  env: Env,
+  name: string,
+  protocols: readonly string[],
+  message: string,
+): string | undefined {
   const raw = readText(env, name);
   if (raw === undefined) return undefined;
   let protocol: string | undefined;
