@@ -65,6 +65,18 @@ interface CloudEventRecord {
   answer?: AcceptedEvent;
 }
 
+/**
+ * A stored record. One written before records named their sender (a claim, `claimed`, or the bare
+ * answer) is taken as this sender's: its redelivery stays a duplicate across an upgrade, and the
+ * directive it was for still decides.
+ */
+function recordOf(stored: string, mine: CloudEventRecord): CloudEventRecord {
+  if (stored === 'claimed') return mine;
+  const parsed = JSON.parse(stored) as CloudEventRecord | AcceptedEvent;
+  if ('sender' in parsed) return parsed;
+  return { sender: mine.sender, directive: parsed.directive, answer: parsed };
+}
+
 /** The directive an event names, as `namespace/name`, before anything is read or applied. */
 function directiveNamed(event: Exclude<CertIssued, { kind: 'ignored' }>): string {
   return directiveKey(event.kind === 'reference' ? event.ref : event.manifest.metadata);
@@ -90,7 +102,7 @@ async function earlierAnswer(
   for (let poll = 0; poll < EARLIER_ANSWER_POLLS; poll += 1) {
     const stored = await inRedis(() => deps.redis.get(key));
     if (stored === null) break;
-    const record = JSON.parse(stored) as CloudEventRecord;
+    const record = recordOf(stored, mine);
     if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
     if (record.answer !== undefined) return { ...record.answer, duplicate: true };
     await sleep(EARLIER_ANSWER_POLL_MS);

@@ -179,6 +179,26 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
     expect(again.body).toEqual({ ...first.body, duplicate: true });
   });
 
+  it('an id remembered before records named their sender is still a duplicate for its directive', async () => {
+    const id = 'remembered-before-0001';
+    const source = binaryHeaders(id)['ce-source']!;
+    const earlier = {
+      directive: 'istio-system/mesh-certs',
+      uid: 'uid-of-then',
+      generation: 1,
+      selectors: 1,
+      jobIds: ['uid-of-then.g1.r0.s0'],
+      duplicate: false,
+    };
+    await h.serve.redis.set(cloudEventKey(h.prefix, { source, id }), JSON.stringify(earlier));
+    const data = (name: string) =>
+      JSON.stringify({ directive: { namespace: 'istio-system', name } });
+    const again = await postRaw(h, data('mesh-certs'), binaryHeaders(id));
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ ...earlier, duplicate: true });
+    expect((await postRaw(h, data('gateways'), binaryHeaders(id))).status).toBe(409);
+  });
+
   it('remembers a source and id for 24 hours, not for RETENTION_DAYS', async () => {
     const id = 'kept-a-day-0001';
     const answer = await postRaw(
