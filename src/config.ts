@@ -65,7 +65,7 @@ export interface Config {
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
   readonly maxSelectors: number;
-  /** How long finished jobs, run markers and CloudEvent ids are kept in Redis. */
+  /** How long finished jobs and run markers are kept in Redis (CloudEvent ids: 24 hours). */
   readonly retentionDays: number;
   /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
   readonly notify: NotifyConfig | undefined;

@@ -181,7 +181,7 @@ export const VARIABLES: readonly Variable[] = [
     schema: integer(1, 3650),
     default: 30,
     roles: BOTH,
-    doc: 'how long finished jobs, run markers and CloudEvent ids are kept in Redis',
+    doc: 'how long finished jobs and run markers are kept in Redis (CloudEvent ids: 24 hours)',
     chart: config,
   },
   // Kubernetes API

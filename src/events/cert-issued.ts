@@ -21,8 +21,18 @@ export interface SeenVersion {
   resourceVersion?: string;
 }
 
+/**
+ * When the certificate was issued. `issuedAt` is the value that counts; `sentIssuedAt` is the
+ * sender's own when it was ahead of the clock and `issuedAt` is the moment it was received
+ * (`received.ts`).
+ */
+interface Issuance {
+  issuedAt?: Date;
+  sentIssuedAt?: Date;
+}
+
 /** Every accepted body, whatever its shape, becomes one of these. */
 export type CertIssued =
-  | { kind: 'reference'; ref: ObjectRef; seen?: SeenVersion; issuedAt?: Date; shape: EventShape }
-  | { kind: 'inline'; manifest: DirectiveManifest; issuedAt?: Date; shape: EventShape }
+  | ({ kind: 'reference'; ref: ObjectRef; seen?: SeenVersion; shape: EventShape } & Issuance)
+  | ({ kind: 'inline'; manifest: DirectiveManifest; shape: EventShape } & Issuance)
   | { kind: 'ignored'; reason: string; shape: EventShape };

@@ -25,6 +25,8 @@ interface AuthState {
   verified?: boolean;
   /** A Standard Webhooks id this request claimed in Redis. */
   webhookId?: string;
+  /** Who sent it, once known (`noteSender`): a CloudEvent's (source, id) is that sender's. */
+  sender?: string;
 }
 
 declare module 'fastify' {
@@ -41,7 +43,13 @@ const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
  * `standard-webhooks`, `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
  */
 function noteSender(request: FastifyRequest, sender: string): void {
+  if (request.podBouncerAuth !== undefined) request.podBouncerAuth.sender = sender;
   (request.log as Logger).setBindings({ sender });
+}
+
+/** Who sent an admitted request (see `noteSender`). */
+export function senderOf(request: FastifyRequest): string {
+  return request.podBouncerAuth?.sender ?? 'anonymous';
 }
 
 function bearer(request: FastifyRequest): string | undefined {

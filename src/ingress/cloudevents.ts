@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { directiveKey } from '../directive/types.js';
 import { TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import {
@@ -8,14 +9,16 @@ import {
   type CloudEventIdentity,
 } from '../events/cloudevent.js';
 import { normalizeBody } from '../events/normalize.js';
+import { asReceived } from '../events/received.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
+import { HttpProblem } from './http-errors.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 
+/** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
 const DAY_SECONDS = 24 * 3600;
 /** A claim whose holder died (crash mid-request) is released after this long. */
 const CLAIM_TTL_SECONDS = 60;
-const CLAIMED = 'claimed';
 const EARLIER_ANSWER_POLLS = 40;
 const EARLIER_ANSWER_POLL_MS = 100;
 
@@ -25,12 +28,19 @@ export interface ReceivedEvent {
   cloudEvent?: CloudEventIdentity;
 }
 
-/** Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape. Pure. */
-export function readEvent(request: Pick<FastifyRequest, 'headers' | 'body'>): ReceivedEvent {
+/**
+ * Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape — as it counts at
+ * `receivedAt` (an `issuedAt` ahead of the clock is that moment: `asReceived`). Pure but for
+ * the clock read as the default of `receivedAt`.
+ */
+export function readEvent(
+  request: Pick<FastifyRequest, 'headers' | 'body'>,
+  receivedAt = Date.now(),
+): ReceivedEvent {
   const mode = cloudEventMode(request.headers);
-  if (mode === undefined) return { event: normalizeBody(request.body) };
+  if (mode === undefined) return { event: asReceived(normalizeBody(request.body), receivedAt) };
   const { event, identity } = normalizeCloudEvent(mode, request.headers, request.body);
-  return { event, cloudEvent: identity };
+  return { event: asReceived(event, receivedAt), cloudEvent: identity };
 }
 
 /** Redis key remembering one CloudEvent; hashed, as source and id are free-form strings. */
@@ -45,14 +55,56 @@ export function cloudEventKey(prefix: string, identity: CloudEventIdentity): str
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The answer given to the first delivery, waiting briefly while that delivery is in progress. */
-async function earlierAnswer(deps: AppDeps, key: string): Promise<AcceptedEvent> {
+/**
+ * What Redis keeps of a CloudEvent: who sent it, for which directive, and once it is handled, the
+ * answer it got. Only that sender's repeats for that directive are ever given the answer.
+ */
+interface CloudEventRecord {
+  sender: string;
+  directive: string;
+  answer?: AcceptedEvent;
+}
+
+/**
+ * A stored record. One written before records named their sender (a claim, `claimed`, or the bare
+ * answer) is taken as this sender's: its redelivery stays a duplicate across an upgrade, and the
+ * directive it was for still decides.
+ */
+function recordOf(stored: string, mine: CloudEventRecord): CloudEventRecord {
+  if (stored === 'claimed') return mine;
+  const parsed = JSON.parse(stored) as CloudEventRecord | AcceptedEvent;
+  if ('sender' in parsed) return parsed;
+  return { sender: mine.sender, directive: parsed.directive, answer: parsed };
+}
+
+/** The directive an event names, as `namespace/name`, before anything is read or applied. */
+function directiveNamed(event: Exclude<CertIssued, { kind: 'ignored' }>): string {
+  return directiveKey(event.kind === 'reference' ? event.ref : event.manifest.metadata);
+}
+
+function conflict(): HttpProblem {
+  return new HttpProblem(
+    409,
+    'cloudevent_id_conflict',
+    'This CloudEvent source and id were already used by another sender or for another directive; give each event an id of its own.',
+  );
+}
+
+/**
+ * The answer given to the first delivery, waiting briefly while that delivery is in progress; a
+ * 409 when the pair is another sender's or another directive's.
+ */
+async function earlierAnswer(
+  deps: AppDeps,
+  key: string,
+  mine: CloudEventRecord,
+): Promise<AcceptedEvent> {
   for (let poll = 0; poll < EARLIER_ANSWER_POLLS; poll += 1) {
     const stored = await inRedis(() => deps.redis.get(key));
-    if (stored !== null && stored !== CLAIMED) {
-      return { ...(JSON.parse(stored) as AcceptedEvent), duplicate: true };
-    }
     if (stored === null) break;
+    const record = recordOf(stored, mine);
+    if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
+    if (record.answer !== undefined) return { ...record.answer, duplicate: true };
     await sleep(EARLIER_ANSWER_POLL_MS);
   }
   throw new TransientError(
@@ -65,20 +117,26 @@ async function earlierAnswer(deps: AppDeps, key: string): Promise<AcceptedEvent>
  * Accepts a CloudEvent at most once per (source, id), even if the directive changed in between
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
  * in Redis (SET NX) before anything happens — an inline directive is not even applied for a
- * redelivery — and replaced by the answer once the event is accepted, kept for a week. A failed
- * attempt releases its claim so the sender's retry is handled afresh. The answer is kept for
- * RETENTION_DAYS, so a redelivery within retention is still a duplicate. Ignored events cost
- * nothing in Redis.
+ * redelivery — with the sender's credential and the directive it names, and the answer is added
+ * once the event is accepted. The same pair again from that sender for that directive is a
+ * duplicate, whatever its data; from another sender or for another directive it is a 409, so an
+ * id one sender used can neither swallow another's event nor hand it someone else's result
+ * (DESIGN §2 *Runs*). Kept for 24 hours, not RETENTION_DAYS: a sender redelivers within hours, and
+ * an id is cheap to make. A failed attempt releases its claim so the sender's retry is handled
+ * afresh. Ignored events cost nothing in Redis.
  */
 export async function ingestCloudEvent(
   deps: AppDeps,
   identity: CloudEventIdentity,
   event: CertIssued,
+  sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return ingest(deps, event);
   const key = cloudEventKey(deps.config.queuePrefix, identity);
-  const claimed = await inRedis(() => deps.redis.set(key, CLAIMED, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  if (claimed === null) return earlierAnswer(deps, key);
+  const mine: CloudEventRecord = { sender, directive: directiveNamed(event) };
+  const claim = JSON.stringify(mine);
+  const claimed = await inRedis(() => deps.redis.set(key, claim, 'EX', CLAIM_TTL_SECONDS, 'NX'));
+  if (claimed === null) return earlierAnswer(deps, key, mine);
   let result: AcceptedEvent | IgnoredEvent;
   try {
     result = await ingest(deps, event);
@@ -86,7 +144,9 @@ export async function ingestCloudEvent(
     await deps.redis.del(key).catch(() => undefined);
     throw error;
   }
-  const retention = deps.config.retentionDays * DAY_SECONDS;
-  await inRedis(() => deps.redis.set(key, JSON.stringify(result), 'EX', retention));
+  // Never so: ingest ignores only events of the ignored kind, answered above.
+  if ('ignored' in result) return result;
+  const record: CloudEventRecord = { ...mine, answer: result };
+  await inRedis(() => deps.redis.set(key, JSON.stringify(record), 'EX', DAY_SECONDS));
   return result;
 }

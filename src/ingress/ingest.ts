@@ -114,9 +114,11 @@ function freshest(deps: AppDeps, directive: Directive): Directive {
 
 function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
   const { namespace, name, uid, generation } = directive.metadata;
+  // The run it is for: a PENDING landing after a newer run's status is refused (`stale`).
+  const target = { namespace, name, uid, generation, runKey: runKeyOf(issuedAt) };
   const write = (): Promise<unknown> =>
     deps.status.apply(
-      { namespace, name, uid, generation },
+      target,
       accepted(generation, directive.spec.podsToBounce.length, issuedAt),
       freshest(deps, directive),
     );
@@ -146,7 +148,12 @@ export async function ingest(
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>
-    runs.enqueue({ directive, issuedAt: event.issuedAt, issuance: namesIssuance(event) }),
+    runs.enqueue({
+      directive,
+      issuedAt: event.issuedAt,
+      ...(event.sentIssuedAt === undefined ? {} : { sentIssuedAt: event.sentIssuedAt }),
+      issuance: namesIssuance(event),
+    }),
   );
   const { run, duplicate } = enqueued;
   // A recalled answer was confirmed by a replica when this process first gave it.

@@ -70,8 +70,11 @@ function chain(jobs: FlowJob[]): FlowJob {
   return rest.reduce<FlowJob>((child, parent) => ({ ...parent, children: [child] }), first);
 }
 
-/** The run an event for this directive would start. */
-export function runFor(directive: Directive, issuedAt: Date | undefined): Run {
+/**
+ * The run an event for this directive would start; `sentIssuedAt` is the event's own value when
+ * it was ahead of the clock and `issuedAt` is the moment it was received.
+ */
+export function runFor(directive: Directive, issuedAt: Date | undefined, sentIssuedAt?: Date): Run {
   const { uid, generation } = directive.metadata;
   const key = runKeyOf(issuedAt);
   return {
@@ -79,6 +82,7 @@ export function runFor(directive: Directive, issuedAt: Date | undefined): Run {
     generation,
     runKey: key,
     ...(issuedAt !== undefined ? { issuedAt: issuedAt.toISOString() } : {}),
+    ...(sentIssuedAt !== undefined ? { sentKey: runKeyOf(sentIssuedAt) } : {}),
     jobIds: directive.spec.podsToBounce.map((_, index) =>
       selectorJobId(uid, generation, key, index),
     ),

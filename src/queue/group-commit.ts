@@ -9,6 +9,8 @@ import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './r
 export interface EnqueueRequest {
   directive: Directive;
   issuedAt: Date | undefined;
+  /** The event's own issuedAt when it was ahead of the clock (`issuedAt` is then when it came). */
+  sentIssuedAt?: Date;
   /** True for native and CloudEvent events, whose later `issuedAt` starts a new run. */
   issuance: boolean;
 }
@@ -88,7 +90,7 @@ export class GroupCommit {
       if (known !== undefined)
         return Promise.resolve({ run: known, duplicate: true, recalled: true });
     }
-    const run = runFor(request.directive, request.issuedAt);
+    const run = runFor(request.directive, request.issuedAt, request.sentIssuedAt);
     return new Promise((resolve, reject) => {
       this.waiting.push({ request, run, resolve, reject });
       this.schedule();
@@ -204,6 +206,19 @@ async function write(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim[]
   }
 }
 
+/**
+ * A repeat of an event whose issuedAt was ahead of the clock is answered by the run it started,
+ * which has another runKey than the repeat would: that run's jobs are the ones to re-add while it
+ * is being claimed (job ids are deterministic from the runKey).
+ */
+function followClaims(batch: Waiting[], claims: RunClaim[]): void {
+  claims.forEach((claim, index) => {
+    if (claim.decision !== 'duplicate' || claim.runKey === undefined) return;
+    const item = batch[index]!;
+    item.run = runFor(item.request.directive, new Date(Number(claim.runKey)));
+  });
+}
+
 async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueResult[]> {
   const claimedAt = Date.now();
   const claims = await claimRuns(
@@ -212,6 +227,7 @@ async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueR
     batch.map(({ request, run }) => ({ run, issuance: request.issuance })),
     deps.retentionSeconds,
   );
+  followClaims(batch, claims);
   try {
     await write(deps, batch, claims);
   } catch (error) {
@@ -224,7 +240,9 @@ async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueR
     if (claim.decision === 'new') {
       return { run, duplicate: false, lastsUntil: confirmedAt + deps.retentionSeconds * 1000 };
     }
-    const ttl = claim.acceptedTtlMs;
+    // Answered by another run's marker (see followClaims): the event's own runKey stays unknown
+    // to Redis, so no cache may answer for it.
+    const ttl = claim.runKey === undefined ? claim.acceptedTtlMs : undefined;
     return {
       run: claim.latest ?? run,
       duplicate: true,

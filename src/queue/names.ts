@@ -61,6 +61,28 @@ export function acceptedKey(
   return `${prefix}:${QUEUE_NAME}:accepted:${uid}:${generation}:${runKey}`;
 }
 
+/**
+ * Redis key naming the run that an event started whose `issuedAt` was ahead of the clock as sent
+ * (`sentRunKey`): its value is that run's runKey (the moment it was received), so a repeat of the
+ * event is answered as that run's duplicate, before or after the value it carries has come.
+ */
+export function sentKey(
+  prefix: string,
+  uid: string,
+  generation: number,
+  sentRunKey: string,
+): string {
+  return `${prefix}:${QUEUE_NAME}:sent:${uid}:${generation}:${sentRunKey}`;
+}
+
+/**
+ * Redis key of a directive's bounce lease: the job that is choosing pods or sending a batch for it
+ * (`workflow/bounce-lease.ts`).
+ */
+export function bounceLeaseKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:bouncing:${uid}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

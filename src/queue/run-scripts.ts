@@ -8,17 +8,34 @@ import type { Redis } from 'ioredis';
  */
 
 /*
- * KEYS: per run, its latest-run record and its accepted marker. ARGV: claim TTL, retention TTL,
- * then per run: generation, runKey, issuance (1|0), record JSON. Decided in order: a later run of
- * the batch sees what an earlier one claimed. One script, so two api replicas given events at once
- * cannot both decide that the same issuance starts a run.
+ * KEYS: per run, its latest-run record, its accepted marker and its sent key (`names.ts`: of its
+ * issuedAt as sent, written only when that differs from the runKey). ARGV: claim TTL, retention
+ * TTL, then per run: generation, runKey, issuance (1|0), record JSON. Decided in order: a later run
+ * of the batch sees what an earlier one claimed. One script, so two api replicas given events at
+ * once cannot both decide that the same issuance starts a run.
+ *
+ * An event is a duplicate when its run's marker exists, or when an event with the same issuedAt
+ * as sent was ahead of the clock and started a run: that run's marker then answers (its state and
+ * runKey are in the reply, for the caller to re-add that run's jobs while it is being claimed).
  */
 export const CLAIM = `
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
-local function claim(record, marker, gen, runKey, issuance, json)
+local function seen(marker, sent, runKey)
   local accepted = redis.call('GET', marker)
+  if accepted then return accepted, marker, runKey end
+  local target = redis.call('GET', sent)
+  if not target then return nil end
+  local other = string.sub(marker, 1, #marker - #runKey) .. target
+  accepted = redis.call('GET', other)
+  if accepted then return accepted, other, target end
+  return nil
+end
+local function claim(record, marker, sent, gen, runKey, issuance, json)
   local current = redis.call('GET', record)
-  if accepted then return {'duplicate', current or '', accepted, redis.call('PTTL', marker)} end
+  local accepted, key, target = seen(marker, sent, runKey)
+  if accepted then
+    return {'duplicate', current or '', accepted, redis.call('PTTL', key), target}
+  end
   if current then
     local rec = cjson.decode(current)
     local g = tonumber(rec.generation)
@@ -30,32 +47,39 @@ local function claim(record, marker, gen, runKey, issuance, json)
     end
   end
   redis.call('SET', marker, 'claimed', 'EX', claimTtl)
+  if string.sub(sent, -#runKey - 1) ~= ':' .. runKey then
+    redis.call('SET', sent, runKey, 'EX', claimTtl)
+  end
   redis.call('SET', record, json, 'EX', retention)
   return {'new', current or '', ''}
 end
 local replies = {}
-for i = 1, #KEYS / 2 do
+for i = 1, #KEYS / 3 do
   local a = 2 + (i - 1) * 4
-  replies[i] = claim(KEYS[2 * i - 1], KEYS[2 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
+  replies[i] = claim(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
 end
 return replies
 `;
 
 /*
- * KEYS: per run, its record, its marker, then its job keys. ARGV: retention TTL, then per run: the
- * number of its job keys, record JSON, generation, runKey, acceptedAt. Answers per run: -1 when
- * a job of it is not in Redis (BullMQ's addBulk does not report a job script that failed inside
- * its MULTI, so this is where that shows; the run is not confirmed), else it is marked accepted and
- * answers 1 when it is (still) the latest run, 0 when a newer one is. The record is read as JSON
- * only when another run replaced it since the claim.
+ * KEYS: per run, its record, its marker, its sent key (as for CLAIM), then its job keys. ARGV:
+ * retention TTL, then per run: the number of its job keys, record JSON, generation, runKey,
+ * acceptedAt. Answers per run: -1 when a job of it is not in Redis (BullMQ's addBulk does not
+ * report a job script that failed inside its MULTI, so this is where that shows; the run is not
+ * confirmed), else it is marked accepted (and its sent key kept as long) and answers 1 when it is
+ * (still) the latest run, 0 when a newer one is. The record is read as JSON only when another run
+ * replaced it since the claim.
  */
 export const CONFIRM = `
 local retention = tonumber(ARGV[1])
 local function confirm(k, jobs, json, gen, runKey, acceptedAt)
-  for i = k + 2, k + 1 + jobs do
+  for i = k + 3, k + 2 + jobs do
     if redis.call('EXISTS', KEYS[i]) == 0 then return -1 end
   end
   redis.call('SET', KEYS[k + 1], acceptedAt, 'EX', retention)
+  if string.sub(KEYS[k + 2], -#runKey - 1) ~= ':' .. runKey then
+    redis.call('SET', KEYS[k + 2], runKey, 'EX', retention)
+  end
   local current = redis.call('GET', KEYS[k])
   if current == json then return 1 end
   if current then
@@ -70,23 +94,32 @@ local replies, k, a = {}, 1, 2
 while a < #ARGV do
   local jobs = tonumber(ARGV[a])
   replies[#replies + 1] = confirm(k, jobs, ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4])
-  k = k + 2 + jobs
+  k = k + 3 + jobs
   a = a + 5
 end
 return replies
 `;
 
-/* KEYS: record, marker. ARGV: our record JSON, the previous record JSON or ''. */
+/*
+ * KEYS: record, marker, sent key. ARGV: our record JSON, the previous record JSON or '', our
+ * runKey. A run already confirmed keeps its marker and sent key.
+ */
 export const RELEASE = `
-if redis.call('GET', KEYS[2]) == 'claimed' then redis.call('DEL', KEYS[2]) end
+if redis.call('GET', KEYS[2]) == 'claimed' then
+  redis.call('DEL', KEYS[2])
+  if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
 end
 return 1
 `;
 
-/** One run's claim answer: decision, the record it found (or ''), its marker (or ''), marker PTTL. */
-export type ClaimReply = [string, string, string, number?];
+/**
+ * One run's claim answer: decision, the record it found (or ''), the marker that answered (or ''),
+ * its PTTL, and the runKey of the run it belongs to.
+ */
+export type ClaimReply = [string, string, string, number?, string?];
 
 /** The scripts as ioredis commands: EVALSHA (the script text is sent once per connection). */
 export interface RunCommands {
@@ -102,7 +135,7 @@ export function runCommands(redis: Redis): Redis & RunCommands {
     // The number of keys goes first: it depends on the batch (and on each run's selectors).
     redis.defineCommand('podBouncerClaimRuns', { lua: CLAIM });
     redis.defineCommand('podBouncerConfirmRuns', { lua: CONFIRM });
-    redis.defineCommand('podBouncerReleaseRun', { numberOfKeys: 2, lua: RELEASE });
+    redis.defineCommand('podBouncerReleaseRun', { numberOfKeys: 3, lua: RELEASE });
   }
   return client as Redis & RunCommands;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME, acceptedKey, latestRunKey } from './names.js';
+import { QUEUE_NAME, acceptedKey, latestRunKey, sentKey } from './names.js';
 import { runCommands, type ClaimReply } from './run-scripts.js';
 
 /**
@@ -13,6 +13,11 @@ export interface Run {
   /** `issuedAt` as epoch milliseconds in decimal, or "0" when the run has none. */
   runKey: string;
   issuedAt?: string;
+  /**
+   * The runKey of `issuedAt` as the sender wrote it, when that was ahead of the clock and the
+   * run's `issuedAt` is the moment it was received (DESIGN §2): a repeat of the event is this run.
+   */
+  sentKey?: string;
   jobIds: string[];
   acceptedAt: string;
 }
@@ -39,14 +44,29 @@ export type RunClaim =
       decision: 'duplicate';
       latest: Run | undefined;
       inProgress: boolean;
+      /**
+       * The runKey of the run whose marker answered, when it is not the event's own: the event's
+       * `issuedAt` as sent was ahead of the clock when that run began (see `Run.sentKey`).
+       */
+      runKey?: string;
       /** The accepted marker's remaining lifetime (ms), when the run was accepted and it has one. */
       acceptedTtlMs?: number;
     };
 
 const CLAIM_TTL_SECONDS = 60;
 
-function keys(prefix: string, run: Run): [string, string] {
-  return [latestRunKey(prefix, run.uid), acceptedKey(prefix, run.uid, run.generation, run.runKey)];
+/**
+ * A run's record, its marker, and the sent key of its issuedAt as sent: looked up for every run
+ * (an event on time may repeat one that came ahead of the clock), written only for a run whose
+ * issuedAt was ahead.
+ */
+function keys(prefix: string, run: Run): [string, string, string] {
+  const { uid, generation, runKey } = run;
+  return [
+    latestRunKey(prefix, uid),
+    acceptedKey(prefix, uid, generation, runKey),
+    sentKey(prefix, uid, generation, run.sentKey ?? runKey),
+  ];
 }
 
 const parse = (json: string): Run | undefined =>
@@ -69,7 +89,10 @@ function claimArgs(prefix: string, requests: readonly ClaimRequest[], retention:
   return [String(keyArgs.length), ...keyArgs, ...valueArgs];
 }
 
-function claimOf([decision, current, marker, ttl]: ClaimReply): RunClaim {
+function claimOf(
+  [decision, current, marker, ttl, runKey]: ClaimReply,
+  request: ClaimRequest,
+): RunClaim {
   if (decision === 'new') return { decision, previous: parse(current) };
   const inProgress = marker === 'claimed';
   const accepted = marker !== '' && !inProgress && ttl !== undefined && ttl > 0;
@@ -78,12 +101,14 @@ function claimOf([decision, current, marker, ttl]: ClaimReply): RunClaim {
     latest: parse(current),
     inProgress,
     ...(accepted ? { acceptedTtlMs: ttl } : {}),
+    ...(runKey === undefined || runKey === request.run.runKey ? {} : { runKey }),
   };
 }
 
 /**
- * Decides atomically whether `run` starts a new run (DESIGN §2 *Runs*): its marker exists, or
- * the latest run is of a newer generation, or of the same generation and (for events that name
+ * Decides atomically whether `run` starts a new run (DESIGN §2 *Runs*): its marker exists (or
+ * the marker of the run that an event with the same `issuedAt` as sent started), or the latest
+ * run is of a newer generation, or of the same generation and (for events that name
  * an issuance) a later or equal `issuedAt` (for object shapes: any) → duplicate. Otherwise the
  * run's marker is claimed and the record points at it, so the older run's jobs stop at their
  * next check. A batch of claims is one script call: decided in order (a later run of the batch
@@ -97,7 +122,8 @@ export async function claimRuns(
 ): Promise<RunClaim[]> {
   if (requests.length === 0) return [];
   const args = claimArgs(prefix, requests, retentionSeconds);
-  return (await runCommands(redis).podBouncerClaimRuns(...args)).map(claimOf);
+  const replies = await runCommands(redis).podBouncerClaimRuns(...args);
+  return replies.map((reply, index) => claimOf(reply, requests[index]!));
 }
 
 /** One claim (see `claimRuns`). */
@@ -157,5 +183,10 @@ export async function releaseRun(
   previous: Run | undefined,
 ): Promise<void> {
   const before = previous === undefined ? '' : JSON.stringify(previous);
-  await runCommands(redis).podBouncerReleaseRun(...keys(prefix, run), JSON.stringify(run), before);
+  await runCommands(redis).podBouncerReleaseRun(
+    ...keys(prefix, run),
+    JSON.stringify(run),
+    before,
+    run.runKey,
+  );
 }

@@ -14,6 +14,7 @@ import { latestRun } from '../queue/runs.js';
 import { Notifier, startNotifyWorker } from '../notify/notifier.js';
 import { StatusReporter } from '../status/reporter.js';
 import { StatusWriter } from '../status/writer.js';
+import { BounceLease } from '../workflow/bounce-lease.js';
 import { AbortFlags } from '../workflow/run-control.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
@@ -55,6 +56,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         new StatusWriter(kube, workflowLog, transitionObservers(notifier)),
       ),
       aborts: new AbortFlags(redis, config.queuePrefix),
+      lease: new BounceLease(redis, config.queuePrefix),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,

@@ -32,6 +32,17 @@ const MAX_CONFLICTS = 10;
 /** The run a write is for: a newer generation or another uid is never written. */
 export type WriteTarget = TransitionWritten['target'];
 
+/**
+ * True when the status tells a later issuance of the caller's generation than the caller's run
+ * (`runKey`: its issuedAt in epoch ms, "0" for none): that run superseded the caller's, and the
+ * status describes the newer run (DESIGN §4), whichever of the two writes last.
+ */
+function tellsLaterRun(status: DirectiveStatus | undefined, target: WriteTarget): boolean {
+  if (target.runKey === undefined || status?.observedGeneration !== target.generation) return false;
+  if (typeof status.issuedAt !== 'string') return false;
+  return Date.parse(status.issuedAt) > Number(target.runKey);
+}
+
 /** The gateway calls a status write makes. */
 export type StatusCalls = Pick<
   KubeGateway,
@@ -41,7 +52,8 @@ export type StatusCalls = Pick<
 /**
  * Writes status like a controller: read, check the directive still is the generation (and uid)
  * the caller works for, merge-patch `/status` with the resourceVersion just read, and on 409 read
- * again and re-apply the transition. A newer generation or a deleted directive is never written.
+ * again and re-apply the transition. A newer generation, a status that tells a later run of the
+ * same generation, or a deleted directive is never written.
  */
 export class StatusWriter {
   constructor(
@@ -96,6 +108,7 @@ export class StatusWriter {
       if (directive === undefined) return { outcome: 'gone' };
       const { uid, generation } = directive.metadata;
       if (uid !== target.uid || generation !== target.generation) return { outcome: 'stale' };
+      if (tellsLaterRun(directive.status, target)) return { outcome: 'stale' };
       const patch = transition.patch(directive.status ?? {});
       if (patch === undefined) return { outcome: 'unchanged', directive };
       try {

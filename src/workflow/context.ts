@@ -10,6 +10,7 @@ import type { Counts, Moment } from '../status/moments.js';
 import type { StatusReporter } from '../status/reporter.js';
 import type { GateJudge } from '../gates/judge.js';
 import type { Gate } from '../gates/types.js';
+import type { BounceLease, JobLease } from './bounce-lease.js';
 import type { AbortFlags } from './run-control.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
@@ -50,6 +51,8 @@ export interface WorkflowDeps {
   aborts?: AbortFlags;
   /** Verdicts on gates, shared by the process's jobs; absent: gates are judged without Prometheus. */
   gates?: GateJudge;
+  /** The directives' bounce leases: one run bounces at a time per directive. */
+  lease?: BounceLease;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -82,6 +85,11 @@ export interface StepContext {
   isAborted(): Promise<boolean>;
   /** A bounce or a restart went out: the next `isAborted` reads the mark again. */
   effectSent(): void;
+  /**
+   * This job's hold on its directive's bounce lease (`bounce-lease.ts`), taken around the choice
+   * of pods and every batch sent (`steps/under-lease.ts`).
+   */
+  lease: JobLease;
   /** Tells the status what happened; the status decides what to write. */
   report(moment: Moment): Promise<'written' | 'unchanged' | 'stale' | 'gone' | 'deferred'>;
   /** Reports what is still held (a batch sent with nothing after it): the job's work is done. */

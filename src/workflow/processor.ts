@@ -4,6 +4,7 @@ import { isPaused } from '../directive/paused.js';
 import type { Directive } from '../directive/types.js';
 import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
 import type { RunRef } from '../status/moments.js';
+import { jobLease } from './bounce-lease.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
@@ -50,7 +51,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       await job.log(`ended without bouncing: ${directive}`);
       return { outcome: directive };
     }
-    const context = makeContext(job, deps, log, { directive, aborted });
+    const context = makeContext(job, deps, log, { directive, aborted, token });
     try {
       assertNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
@@ -94,23 +95,28 @@ async function followPause(context: StepContext): Promise<void> {
   }
 }
 
-/** What this run of the job found when it began: the directive, and the abort mark being read. */
+/**
+ * What this run of the job found when it began: the directive, the abort mark being read, and its
+ * BullMQ lock token (what the bounce lease is held by).
+ */
 interface RunStart {
   directive: Directive;
   aborted: Promise<boolean> | undefined;
+  token: string | undefined;
 }
 
 function makeContext(
   job: Job<SelectorJobData>,
   deps: WorkflowDeps,
   log: StepContext['log'],
-  { directive, aborted }: RunStart,
+  { directive, aborted, token }: RunStart,
 ): StepContext {
   const data = job.data;
+  // A job enqueued before runs had keys names no run: the status writer then goes by generation.
   const target = {
     ...data.directive,
     generation: data.generation,
-    runKey: runKeyOf(data),
+    ...(data.runKey === undefined ? {} : { runKey: data.runKey }),
     selectorIndex: data.selectorIndex,
   };
   const run = runOf(data);
@@ -146,5 +152,6 @@ function makeContext(
     },
     report: (moment) => reports.report(moment),
     settle: () => reports.settle(),
+    lease: jobLease(deps.lease, data, job.id ?? '', token),
   };
 }

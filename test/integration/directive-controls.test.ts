@@ -66,8 +66,9 @@ describe('pause, resume, abort and retry of a directive', () => {
     });
     expect(accepted.status).toBe(202);
     const { uid, generation } = accepted.body;
-    // The run's key is its issuance in epoch milliseconds (DESIGN §2 *Runs*).
-    const runKey = String(issuedAt.getTime());
+    // The run's key is its issuance in epoch milliseconds (DESIGN §2 *Runs*): ahead of the clock,
+    // the moment it was received.
+    const runKey = String(Date.parse(accepted.body.issuedAt));
     const aborted = await call('POST', '/v1/directives/istio-system/stuck/abort');
     expect(aborted.status).toBe(202);
     expect(aborted.body.aborted).toBe(`${uid}.g${generation}.r${runKey}`);

@@ -100,7 +100,11 @@ describe('bounceMode rollout', () => {
     capacity.stop();
 
     // FINISHED only once each rollout is complete: every pod replaced from the new template.
-    const run = { chosen: new Set(before.map((pod) => pod.metadata.uid)), restartedAt: issuedAt };
+    // issuedAt was ahead of the clock: the run's, and its restartedAt, is the moment it was received.
+    const run = {
+      chosen: new Set(before.map((pod) => pod.metadata.uid)),
+      restartedAt: posted.body.issuedAt as string,
+    };
     const web = expectReplaced(h, { app: 'web' }, 4, run);
     // The Deployment's pods all belong to one new ReplicaSet; the old one is scaled to zero.
     const [newSet, ...others] = new Set(web.map(controllerOf));

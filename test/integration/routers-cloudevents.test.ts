@@ -7,6 +7,8 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { cloudEventKey } from '../../src/ingress/cloudevents.js';
+import { latestRun } from '../../src/queue/runs.js';
 import { addIstiod, keysUnder, postRaw, queueSettled } from '../support/routers.js';
 
 const SECRET = 'hmac-secret-for-cloudevents';
@@ -39,8 +41,10 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
   afterAll(async () => h.close());
 
   it('binary mode: data is a native reference and ce-time stands in for issuedAt', async () => {
-    // One pod is younger than the event's time: it already carries the new certificate.
-    const time = new Date(Date.now() + 1000);
+    // One pod is younger than the event's time: it already carries the new certificate. The time
+    // is on the clock's second, later than the second the other pods started in.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const time = new Date();
     time.setMilliseconds(0);
     const young = h.sim.addPod({
       namespace: 'istio-system',
@@ -130,6 +134,83 @@ describe('CloudEvents 1.0 on POST /v1/events', () => {
     expect(
       await h.serve.queue.getJob(first.body.jobIds[0].replace('.g1.', '.g2.')),
     ).toBeUndefined();
+  });
+
+  it('a source and id already used by another sender or for another directive is a 409, never its answer', async () => {
+    for (const name of ['ce-first', 'ce-other']) {
+      h.sim.applyDirective(
+        directive('istio-system', name, [
+          { namespace: 'istio-system', labels: { app: 'no-such-app' }, waitForReplicas: 0 },
+        ]),
+      );
+    }
+    const id = 'shared-id-0001';
+    const data = (name: string, issuedAt = new Date().toISOString()) =>
+      JSON.stringify({ directive: { namespace: 'istio-system', name }, issuedAt });
+    // Sender A (the HMAC credential) uses the id first.
+    const signed = (body: string) =>
+      postRaw(h, body, {
+        ...binaryHeaders(id),
+        'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        authorization: '',
+      });
+    const first = await signed(data('ce-first'));
+    expect(first.status).toBe(202);
+    expect(first.body.duplicate).toBe(false);
+
+    // The issuer (the bearer token) sends its own event with the same pair: for another
+    // directive, then for the same one.
+    for (const name of ['ce-other', 'ce-first']) {
+      const answer = await postRaw(h, data(name), binaryHeaders(id));
+      expect(answer.status, name).toBe(409);
+      expect(answer.body.error).toBe('cloudevent_id_conflict');
+      expect(answer.body.message).toEqual(expect.any(String));
+      expect(JSON.stringify(answer.body)).not.toContain(first.body.uid);
+    }
+    // Sender A for another directive: a conflict too.
+    expect((await signed(data('ce-other'))).status).toBe(409);
+    // Nothing started for the other directive.
+    const other = h.sim.getDirective('istio-system', 'ce-other')!;
+    expect(await latestRun(h.serve.redis, h.prefix, other.metadata.uid)).toBeUndefined();
+
+    // Sender A again for its directive, whatever the data: a duplicate, with its own answer.
+    const again = await signed(data('ce-first', new Date(Date.now() + 1000).toISOString()));
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
+  });
+
+  it('an id remembered before records named their sender is still a duplicate for its directive', async () => {
+    const id = 'remembered-before-0001';
+    const source = binaryHeaders(id)['ce-source']!;
+    const earlier = {
+      directive: 'istio-system/mesh-certs',
+      uid: 'uid-of-then',
+      generation: 1,
+      selectors: 1,
+      jobIds: ['uid-of-then.g1.r0.s0'],
+      duplicate: false,
+    };
+    await h.serve.redis.set(cloudEventKey(h.prefix, { source, id }), JSON.stringify(earlier));
+    const data = (name: string) =>
+      JSON.stringify({ directive: { namespace: 'istio-system', name } });
+    const again = await postRaw(h, data('mesh-certs'), binaryHeaders(id));
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ ...earlier, duplicate: true });
+    expect((await postRaw(h, data('gateways'), binaryHeaders(id))).status).toBe(409);
+  });
+
+  it('remembers a source and id for 24 hours, not for RETENTION_DAYS', async () => {
+    const id = 'kept-a-day-0001';
+    const answer = await postRaw(
+      h,
+      JSON.stringify({ directive: { namespace: 'istio-system', name: 'mesh-certs' } }),
+      binaryHeaders(id),
+    );
+    expect(answer.status).toBe(202);
+    const source = binaryHeaders(id)['ce-source']!;
+    const ttl = await h.serve.redis.ttl(cloudEventKey(h.prefix, { source, id }));
+    expect(ttl).toBeGreaterThan(24 * 3600 - 60);
+    expect(ttl).toBeLessThanOrEqual(24 * 3600);
   });
 
   it('answers 400 naming the attribute of an invalid CloudEvent', async () => {

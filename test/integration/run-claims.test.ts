@@ -124,3 +124,43 @@ describe('a group commit that fails', () => {
     expect(await latestRun(fixture.redis, fixture.prefix, 'c')).toEqual(retried.run);
   });
 });
+
+describe('an event whose issuedAt was ahead of the clock', () => {
+  const fixture = useGroupCommit('run-sent', { retentionSeconds: RETENTION });
+
+  /** Received at `receivedAt`, carrying `sent`: the run's issuedAt is the moment received. */
+  const enqueue = (receivedAt: number, sent = 9_000) =>
+    fixture.commits.enqueue({
+      directive: directiveOf('d', 1),
+      issuedAt: new Date(receivedAt),
+      sentIssuedAt: new Date(sent),
+      issuance: true,
+    });
+  const queuedJobs = async () =>
+    (await fixture.redis.keys(`${fixture.prefix}:${QUEUE_NAME}:d.*`))
+      .map((key) => key.slice(`${fixture.prefix}:${QUEUE_NAME}:`.length))
+      .filter((id) => !id.includes(':'));
+
+  it('is one run with its repeats, delivered at once or after its value has come', async () => {
+    // Three deliveries in one batch, each received a moment apart: the first claims the run.
+    const [first, ...repeats] = await Promise.all([enqueue(1_000), enqueue(1_001), enqueue(1_002)]);
+    expect(first).toMatchObject({ duplicate: false, run: { runKey: '1000', sentKey: '9000' } });
+    for (const repeat of repeats) expect(repeat).toMatchObject({ duplicate: true, run: first.run });
+    // Only the run's own jobs were added, never a chain for a repeat's moment of arrival.
+    expect(await queuedJobs()).toEqual(first.run.jobIds);
+
+    // The same value once it is no longer ahead, or ahead again: still the same issuance.
+    const onTime = await fixture.commits.enqueue({
+      directive: directiveOf('d', 1),
+      issuedAt: new Date(9_000),
+      issuance: true,
+    });
+    expect(onTime).toMatchObject({ duplicate: true, run: first.run });
+    expect(await enqueue(1_500)).toMatchObject({ duplicate: true, run: first.run });
+
+    // Another value ahead of the clock, received later, is a later issuance.
+    const next = await enqueue(2_000, 8_000);
+    expect(next).toMatchObject({ duplicate: false, run: { runKey: '2000', sentKey: '8000' } });
+    expect((await queuedJobs()).sort()).toEqual([...first.run.jobIds, ...next.run.jobIds].sort());
+  });
+});

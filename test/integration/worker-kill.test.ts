@@ -75,4 +75,51 @@ describe('a worker killed with SIGKILL right after its first deletion', () => {
       expect(count).toBe(1);
     }
   });
+
+  it('killed while sending a batch, it leaves no lease behind: a newer run then bounces each pod once', async () => {
+    const namespace = 'lease-kill';
+    h.sim.addWorkload({
+      namespace,
+      name: 'istiod',
+      kind: 'ReplicaSet',
+      labels: { app: 'istiod' },
+      replicas: 4,
+      readinessDelayMs: 200,
+      terminationGraceMs: 1000,
+    });
+    h.sim.applyDirective(
+      directive(namespace, 'leased', [
+        { namespace, labels: { app: 'istiod' }, waitForReplicas: 4, maxUnavailable: 2 },
+      ]),
+    );
+    const ref = { namespace, name: 'leased' };
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const first = startWorkerProcess(h.env);
+    children.push(first);
+    // Killed inside its first batch, while its job holds the directive's bounce lease.
+    const killed = new Promise<void>((resolve) => {
+      const stop = h.sim.onPodDeleted((pod) => {
+        if (pod.namespace !== namespace) return;
+        stop();
+        first.kill('SIGKILL');
+        resolve();
+      });
+    });
+    const older = await h.post({ directive: ref, issuedAt: new Date().toISOString() });
+    expect(older.body.duplicate).toBe(false);
+    await killed;
+    await new Promise((resolve) => first.once('exit', resolve));
+    // A later issuance supersedes the run the dead worker was bouncing.
+    const newer = await h.post({ directive: ref, issuedAt: new Date().toISOString() });
+    expect(newer.body.duplicate).toBe(false);
+
+    children.push(startWorkerProcess(h.env));
+    const done = await waitForState(h, namespace, 'leased', 'FINISHED', 45_000);
+    expect(done.status.issuedAt).toBe(newer.body.issuedAt);
+    const [job] = await Promise.all(
+      newer.body.jobIds.map((id: string) => h.serve.queue.getJob(id)),
+    );
+    expect(job.data.progress.chosen.length).toBeGreaterThan(0);
+    for (const [uid, count] of h.sim.deleteRequestsByUid()) expect(count, uid).toBe(1);
+  });
 });

@@ -72,6 +72,40 @@ describe('StatusWriter', () => {
     expect(statusPatches()).toHaveLength(0);
   });
 
+  it('answers stale for an older issuance than the one the status tells, and writes nothing', async () => {
+    const created = sim.applyDirective(directiveManifest(NS, 'later', selectors));
+    const newer = '2026-11-29T12:00:00.003Z';
+    expect(await writer.apply(target(created), accepted(1, 1, newer))).toBe('written');
+    sim.resetRequests();
+    const older = {
+      generation: 1,
+      issuedAt: '2026-11-29T12:00:00.002Z',
+      selectorIndex: 0,
+      selectorCount: 1,
+      selector: { namespace: NS, labels: {} },
+    };
+    const olderTarget = { ...target(created), runKey: String(Date.parse(older.issuedAt)) };
+    for (const moment of [{ kind: 'started' }, { kind: 'finished' }] as const) {
+      expect(await writer.apply(olderTarget, transitionFor(older, moment))).toBe('stale');
+    }
+    expect(
+      await writer.applyInOrder(olderTarget, [
+        accepted(1, 1, older.issuedAt),
+        transitionFor(older, { kind: 'finished' }),
+      ]),
+    ).toBe('stale');
+    expect(statusPatches()).toHaveLength(0);
+    expect(sim.getDirective(NS, 'later')?.status).toMatchObject({
+      issuedAt: newer,
+      state: 'PENDING',
+    });
+    // The run the status tells, and a later one, are written.
+    const own = { ...target(created), runKey: String(Date.parse(newer)) };
+    expect(
+      await writer.apply(own, transitionFor({ ...older, issuedAt: newer }, { kind: 'finished' })),
+    ).toBe('written');
+  });
+
   it('answers gone for a deleted directive and writes nothing', async () => {
     const created = sim.applyDirective(directiveManifest(NS, 'deleted', selectors));
     sim.deleteDirective(NS, 'deleted');

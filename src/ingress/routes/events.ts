@@ -4,7 +4,7 @@ import type {
 } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import { signedGuard, type Authenticator } from '../auth.js';
+import { senderOf, signedGuard, type Authenticator } from '../auth.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
@@ -72,7 +72,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       const scoped: AppDeps =
         event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
       const result = cloudEvent
-        ? await ingestCloudEvent(scoped, cloudEvent, event)
+        ? await ingestCloudEvent(scoped, cloudEvent, event, senderOf(request))
         : await ingest(scoped, event);
       const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
       noteEvent(request, { outcome });

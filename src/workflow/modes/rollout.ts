@@ -3,6 +3,7 @@ import type { OwnerGateway, RolloutOwner } from '../../kube/owners.js';
 import type { PendingWait, StepContext } from '../context.js';
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
+import { underLease, type LeaseRefusal } from '../steps/under-lease.js';
 import { countsOf, pausedWait } from '../steps/waits.js';
 
 function ownersOf(context: StepContext): OwnerGateway {
@@ -65,13 +66,14 @@ async function checkRolling(
 
 /**
  * Restarts owners while fewer than `limit` roll, each once per run: recorded before its patch
- * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run.
+ * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run; each
+ * under the directive's bounce lease, so a superseded run restarts nothing more.
  */
 async function advance(
   context: StepContext,
   keys: string[],
   limit: number,
-): Promise<{ rolling: string[]; message?: string } | { wait: PendingWait }> {
+): Promise<{ rolling: string[]; message?: string } | LeaseRefusal> {
   const restarted = new Set(context.progress.ownersRestarted ?? []);
   const done = new Set(context.progress.ownersDone ?? []);
   const message = await checkRolling(context, restarted, done);
@@ -80,12 +82,15 @@ async function advance(
     if (rolling.length >= limit) break;
     if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bouncedBy(context, done)) };
-    await context.save({ ownersRestarting: [key] });
-    await ownersOf(context).restart(
-      context.data.selector.namespace,
-      parseKey(key),
-      restartedAt(context),
-    );
+    const sent = await underLease(context, async () => {
+      await context.save({ ownersRestarting: [key] });
+      await ownersOf(context).restart(
+        context.data.selector.namespace,
+        parseKey(key),
+        restartedAt(context),
+      );
+    });
+    if (!('value' in sent)) return sent;
     context.effectSent();
     restarted.add(key);
     await context.save({ ownersRestarted: [...restarted], ownersRestarting: [] });
@@ -114,10 +119,10 @@ function bouncedBy(context: StepContext, done: Set<string>): Set<string> {
 export async function rollOwners(
   context: StepContext,
   plan: BouncePlan,
-): Promise<{ wait: PendingWait } | 'done'> {
+): Promise<LeaseRefusal | 'done'> {
   const keys = plan.owners.map((owner) => owner.key);
   const step = await advance(context, keys, plan.maxUnavailable);
-  if ('wait' in step) return step;
+  if (!('rolling' in step)) return step;
   const done = new Set(context.progress.ownersDone ?? []);
   const bounced = bouncedBy(context, done);
   await context.save({ bounced: [...bounced] });

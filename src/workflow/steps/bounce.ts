@@ -8,6 +8,7 @@ import { bounceModeOf, planBounce, type BouncePlan } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { readyReplacements } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
+import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 
 /**
@@ -57,7 +58,6 @@ async function sendBatch(
     }
     blocked ||= outcomes.includes('blocked');
   }
-  await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
   return blocked;
 }
 
@@ -128,8 +128,9 @@ async function beforeBatch(
  * Carries out the plan: in rollout mode its owners first (modes/rollout.ts), then every pod of
  * its batches exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3), each guarded
  * by the pod's uid so that a replacement reusing the name is never touched. Before each batch:
- * the replacements, the abort mark, the pause annotation, the soak and the gates. Progress is persisted around
- * every chunk, so a re-run resumes with the batch it was in.
+ * the replacements, the abort mark, the pause annotation, the soak and the gates; each is sent
+ * under the directive's bounce lease, so a run superseded meanwhile sends nothing more. Progress
+ * is persisted around every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
   const plan = await planOf(context);
@@ -145,7 +146,11 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     if (batch.length === 0) continue;
     const held = await beforeBatch(context, bounced, limit, batch.length);
     if (held !== undefined) return { wait: held };
-    if (await sendBatch(context, batch, bounced)) return { wait: budgetWait(context, bounced) };
+    // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
+    const sent = await underLease(context, () => sendBatch(context, batch, bounced));
+    if (!('value' in sent)) return sent;
+    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+    if (sent.value) return { wait: budgetWait(context, bounced) };
   }
   return DONE;
 }

@@ -1,6 +1,8 @@
 import type { PodInfo } from '../../kube/pods.js';
+import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { chosenPod } from '../plan.js';
+import { underLease } from './under-lease.js';
 
 /**
  * A pod needs bouncing unless it is already terminating or was created at or after `issuedAt`
@@ -12,25 +14,36 @@ export function needsBounce(pod: PodInfo, issuedAt: Date | undefined): boolean {
   return issuedAt === undefined || pod.createdAt.getTime() < issuedAt.getTime();
 }
 
+/** Lists the selector's pods and records the choice in the job (under the directive's lease). */
+async function choose(context: StepContext): Promise<ChosenPod[]> {
+  const { data, deps } = context;
+  const issuedAt = data.issuedAt === undefined ? undefined : new Date(data.issuedAt);
+  // The gates and waits to come read the namespace's pod watch: started now, it lists
+  // meanwhile instead of at the first gate (where a read before it has listed costs a LIST).
+  deps.view?.watchPods(data.selector.namespace);
+  // A LIST, not the watch cache: it must show the pods an older run's batch just took down.
+  const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
+  const chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(chosenPod);
+  await context.save({ chosen, bounced: [], inFlight: [] });
+  const skipped = pods.length - chosen.length;
+  context.note(
+    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
+  );
+  return chosen;
+}
+
 /**
  * Chooses the selector's pods once, records names, uids and owners in the job and names in
  * `status.podsBounced[i]`, all before anything is deleted. A re-run reuses the recorded choice.
+ * The choice is made under the directive's bounce lease: never while another run's batch is in
+ * flight, and never once a newer run was accepted.
  */
 export async function select(context: StepContext): Promise<StepOutcome> {
-  const { data, deps } = context;
   let chosen = context.progress.chosen;
   if (chosen === undefined) {
-    const issuedAt = data.issuedAt === undefined ? undefined : new Date(data.issuedAt);
-    // The gates and waits to come read the namespace's pod watch: started now, it lists
-    // meanwhile instead of at the first gate (where a read before it has listed costs a LIST).
-    deps.view?.watchPods(data.selector.namespace);
-    const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
-    chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(chosenPod);
-    await context.save({ chosen, bounced: [], inFlight: [] });
-    const skipped = pods.length - chosen.length;
-    context.note(
-      `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
-    );
+    const choice = await underLease(context, () => choose(context));
+    if (!('value' in choice)) return choice;
+    chosen = choice.value;
   }
   // The write carries the cached resourceVersion: a stale cache costs a 409 and a re-read.
   const written = await context.report({ kind: 'chosen', names: chosen.map((pod) => pod.name) });

@@ -1,0 +1,122 @@
+import type { Redis } from 'ioredis';
+import { QUEUE_NAME, bounceLeaseKey, latestRunKey } from '../queue/names.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
+
+/**
+ * One run bounces at a time per directive (DESIGN §2 *Runs*). Every effect that depends on what
+ * the pods are — choosing them, sending a batch of evictions or deletions — is done under the
+ * directive's bounce lease in Redis, taken by one job at a time:
+ *
+ * - it is taken only by a job of the directive's latest run, decided in the same script that
+ *   reads the latest-run record: once a newer run is claimed, the older one sends nothing more;
+ * - a newer run chooses its pods only once the older run's batch in flight was answered (the
+ *   older job gives the lease back after it), so its LIST shows those pods terminating or gone;
+ * - a holder is a job and its BullMQ lock token, and holds only while that lock is the same: a
+ *   killed worker stops renewing it, and the lease lapses with it (after JOB_LOCK_MS), without a
+ *   clock of its own to outlive a slow batch. A job that moves to delayed, ends or fails drops its
+ *   BullMQ lock, and so the lease.
+ *
+ * KEYS: the lease, the latest-run record. ARGV: the job id, its lock token ('' when it has none),
+ * its generation, its runKey ('' on jobs enqueued before runs had keys: the generation decides),
+ * the queue's key prefix (a job's lock is `<prefix><job id>:lock`), the key's TTL in ms.
+ */
+const ACQUIRE = `
+local current = redis.call('GET', KEYS[2])
+if current then
+  local run = cjson.decode(current)
+  if tonumber(run.generation) ~= tonumber(ARGV[3]) then return 'superseded' end
+  if ARGV[4] ~= '' and run.runKey ~= ARGV[4] then return 'superseded' end
+end
+local holder = redis.call('GET', KEYS[1])
+if holder then
+  local job, token = string.match(holder, '^(%S+) (%S*)$')
+  if job and job ~= ARGV[1] then
+    if token == '' or redis.call('GET', ARGV[5] .. job .. ':lock') == token then return 'busy' end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[6])
+return 'held'
+`;
+
+/* KEYS[1]: the lease. ARGV[1]: the job id. Given back only by its holder. */
+const RELEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder and string.sub(holder, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  redis.call('DEL', KEYS[1])
+end
+return 1
+`;
+
+/**
+ * How long a lease key lives at most: only a bound on what a crashed holder leaves in Redis. A
+ * holder's BullMQ lock decides whether it still holds; a job without a lock token (never so under
+ * a Worker) holds for this long.
+ */
+const LEASE_TTL_MS = 3_600_000;
+
+/** Held: the caller may choose or send. Busy: another job of the directive is doing so. */
+export type LeaseAnswer = 'held' | 'superseded' | 'busy';
+
+interface LeaseCommands {
+  podBouncerAcquireLease(...args: string[]): Promise<LeaseAnswer>;
+  podBouncerReleaseLease(...args: string[]): Promise<number>;
+}
+
+/** The directive bounce leases in Redis (one key per directive uid). */
+export class BounceLease {
+  private readonly redis: Redis & LeaseCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+  ) {
+    const client = redis as Redis & Partial<LeaseCommands>;
+    if (client.podBouncerAcquireLease === undefined) {
+      redis.defineCommand('podBouncerAcquireLease', { numberOfKeys: 2, lua: ACQUIRE });
+      redis.defineCommand('podBouncerReleaseLease', { numberOfKeys: 1, lua: RELEASE });
+    }
+    this.redis = client as Redis & LeaseCommands;
+  }
+
+  /** Takes the lease for the job (`token`: its BullMQ lock token), atomically with the run check. */
+  acquire(data: SelectorJobData, jobId: string, token: string | undefined): Promise<LeaseAnswer> {
+    const uid = data.directive.uid;
+    return this.redis.podBouncerAcquireLease(
+      bounceLeaseKey(this.prefix, uid),
+      latestRunKey(this.prefix, uid),
+      jobId,
+      token ?? '',
+      String(data.generation),
+      data.runKey ?? '',
+      `${this.prefix}:${QUEUE_NAME}:`,
+      String(LEASE_TTL_MS),
+    );
+  }
+
+  /** Gives the lease back, if the job holds it. */
+  async release(data: SelectorJobData, jobId: string): Promise<void> {
+    await this.redis.podBouncerReleaseLease(bounceLeaseKey(this.prefix, data.directive.uid), jobId);
+  }
+}
+
+/** One job's hold on its directive's lease, as a step sees it. */
+export interface JobLease {
+  acquire(): Promise<LeaseAnswer>;
+  release(): Promise<void>;
+}
+
+/** The job's lease; without a lease store (a worker without Redis for it) always held. */
+export function jobLease(
+  lease: BounceLease | undefined,
+  data: SelectorJobData,
+  jobId: string,
+  token: string | undefined,
+): JobLease {
+  if (lease === undefined) {
+    return { acquire: () => Promise.resolve('held'), release: () => Promise.resolve() };
+  }
+  return {
+    acquire: () => lease.acquire(data, jobId, token),
+    release: () => lease.release(data, jobId),
+  };
+}
