@@ -1,6 +1,6 @@
 import { AbortedError, PermanentError } from '../../errors.js';
 import type { OwnerGateway, RolloutOwner } from '../../kube/owners.js';
-import type { PendingWait, StepContext } from '../context.js';
+import type { StepContext } from '../context.js';
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { underLease, type LeaseRefusal } from '../steps/under-lease.js';
