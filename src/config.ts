@@ -22,6 +22,7 @@ import {
   readSetting,
   readText,
 } from './config/environment.js';
+import { nameTokens, SERVICE_ACCOUNT_PATTERN, type NamedToken } from './config/credentials.js';
 import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
 import type { Gate } from './gates/types.js';
 import { parseWindowsText } from './gates/windows.js';
@@ -92,7 +93,8 @@ export interface NotifyConfig {
 export interface AuthConfig {
   /** `WEBHOOK_AUTH=none` given explicitly: the events endpoint accepts anyone. */
   readonly none: boolean;
-  readonly tokens: readonly string[];
+  /** WEBHOOK_TOKENS, each with the name it goes by (`name=token`, else `token<i>`). */
+  readonly tokens: readonly NamedToken[];
   readonly hmacSecret: string | undefined;
   /** Standard Webhooks signing key, the bytes after `whsec_` decoded from base64. */
   readonly standardSecret: Buffer | undefined;
@@ -177,14 +179,15 @@ function standardSecret(env: Env): Buffer | undefined {
 function authConfig(env: Env): AuthConfig {
   const auth: AuthConfig = {
     none: readChoice(env, 'WEBHOOK_AUTH') === 'none',
-    tokens: readList(env, 'WEBHOOK_TOKENS') ?? [],
+    tokens: nameTokens(readList(env, 'WEBHOOK_TOKENS') ?? []),
     hmacSecret: readText(env, 'WEBHOOK_HMAC_SECRET'),
     standardSecret: standardSecret(env),
     tokenReviewAudience: readText(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
     allowedServiceAccounts: readList(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS') ?? [],
   };
+  const serviceAccount = new RegExp(SERVICE_ACCOUNT_PATTERN);
   for (const account of auth.allowedServiceAccounts) {
-    if (!/^[a-z0-9.-]+:[a-z0-9.-]+$/.test(account)) {
+    if (!serviceAccount.test(account)) {
       throw new ConfigError(
         `WEBHOOK_ALLOWED_SERVICEACCOUNTS entries must look like namespace:name, not "${account}".`,
       );

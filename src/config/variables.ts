@@ -235,7 +235,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Authentication of the events endpoint',
     schema: text(),
     roles: SERVE,
-    doc: 'comma-separated static bearer tokens',
+    doc: 'comma-separated static bearer tokens, each token or name=token (a DNS label, then at least 16 characters; else named token<i>)',
     chart: values('auth.tokensSecret'),
     secret: true,
   },

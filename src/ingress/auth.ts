@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AuthConfig } from '../config.js';
+import { HMAC_CREDENTIAL, STANDARD_CREDENTIAL } from '../config/credentials.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from './http-errors.js';
 import {
@@ -25,6 +26,8 @@ interface AuthState {
   verified?: boolean;
   /** A Standard Webhooks id this request claimed in Redis. */
   webhookId?: string;
+  /** Who sent it, once known (`noteSender`): a CloudEvent's (source, id) is that sender's. */
+  sender?: string;
 }
 
 declare module 'fastify' {
@@ -37,11 +40,19 @@ declare module 'fastify' {
 const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
- * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
- * `standard-webhooks`, `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
+ * Who sent a request, by the name its credential goes by (DESIGN §2): a token's name (`issuer`,
+ * or `token<i>` for the i-th of WEBHOOK_TOKENS when it has none), `hmac`, `standard`, a service
+ * account's `<ns>:<name>`, or `anonymous` (WEBHOOK_AUTH=none); never a credential. The log lines
+ * say it, and what a credential may do is keyed on it.
  */
 function noteSender(request: FastifyRequest, sender: string): void {
+  if (request.podBouncerAuth !== undefined) request.podBouncerAuth.sender = sender;
   (request.log as Logger).setBindings({ sender });
+}
+
+/** Who sent an admitted request (see `noteSender`). */
+export function senderOf(request: FastifyRequest): string {
+  return request.podBouncerAuth?.sender ?? 'anonymous';
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -158,23 +169,21 @@ function answerReplay(
  * cannot make the server parse anything.
  */
 export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authenticator {
-  const tokenDigests = config.tokens.map(digest);
-  /** The matching token's place in WEBHOOK_TOKENS; every one is compared, so time tells nothing. */
+  const tokenDigests = config.tokens.map(({ name, token }) => ({ name, secret: digest(token) }));
+  /** The matching token's name; every one is compared, so time tells nothing. */
   const staticToken = (token: string): string | undefined => {
     const candidate = digest(token);
     let found: string | undefined;
-    tokenDigests.forEach((secret, index) => {
-      if (timingSafeEqual(candidate, secret) && found === undefined) found = `token[${index}]`;
-    });
+    for (const { name, secret } of tokenDigests) {
+      if (timingSafeEqual(candidate, secret) && found === undefined) found = name;
+    }
     return found;
   };
   const reviewed = async (token: string): Promise<string | undefined> => {
     if (deps.verdicts === undefined) return undefined;
     const verdict = await deps.verdicts.verdict(token);
     if (!('account' in verdict)) return undefined;
-    if (config.allowedServiceAccounts.includes(verdict.account)) {
-      return `serviceaccount:${verdict.account}`;
-    }
+    if (config.allowedServiceAccounts.includes(verdict.account)) return verdict.account;
     throw new HttpProblem(403, 'forbidden', `Service account ${verdict.account} is not allowed.`);
   };
 
@@ -231,7 +240,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
           : validStandardSignature(config.standardSecret ?? Buffer.alloc(0), pending.headers, body);
       if (!valid) throw unauthorized(INVALID);
       state.verified = true;
-      noteSender(request, pending.kind === 'hmac' ? 'hmac' : 'standard-webhooks');
+      noteSender(request, pending.kind === 'hmac' ? HMAC_CREDENTIAL : STANDARD_CREDENTIAL);
     },
 
     afterBody(request, reply) {

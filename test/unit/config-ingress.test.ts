@@ -27,3 +27,40 @@ describe('loadConfig: the HTTP layer settings', () => {
     expect(() => assertAuthConfigured(config)).not.toThrow();
   });
 });
+
+describe('loadConfig: the names credentials go by', () => {
+  it('names a token by the part before its first "=" when that is a DNS label and 16 or more characters follow', () => {
+    const entries = [
+      'issuer=0123456789abcdef0123', // named
+      'plain-token-0123456789', // no "=": the whole entry, by its place
+      'ci=too-short', // fewer than 16 characters after "=": the whole entry is the token
+      'Upper=0123456789abcdef0123', // not a DNS label
+      'a2V5IGJ5dGVzIGhlcmU=', // base64 padding: not a name
+      'ci=a=b=0123456789abcdef', // the first "=" decides; the rest may hold more
+    ];
+    const { tokens } = loadConfig({ WEBHOOK_TOKENS: entries.join(',') }).auth;
+    expect(tokens).toEqual([
+      { name: 'issuer', token: '0123456789abcdef0123' },
+      { name: 'token1', token: 'plain-token-0123456789' },
+      { name: 'token2', token: 'ci=too-short' },
+      { name: 'token3', token: 'Upper=0123456789abcdef0123' },
+      { name: 'token4', token: 'a2V5IGJ5dGVzIGhlcmU=' },
+      { name: 'ci', token: 'a=b=0123456789abcdef' },
+    ]);
+  });
+
+  it.each([
+    ['issuer=0123456789abcdef0123,issuer=fedcba98765432100000', /"issuer"/],
+    ['token1=0123456789abcdef0123,plain-token', /"token1"/],
+    ['hmac=0123456789abcdef0123', /"hmac"/],
+    ['standard=0123456789abcdef0123', /"standard"/],
+  ])(
+    'stops on WEBHOOK_TOKENS that name two credentials alike (%s), never saying a token',
+    (value, name) => {
+      expect(() => loadConfig({ WEBHOOK_TOKENS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ WEBHOOK_TOKENS: value })).toThrow(/^WEBHOOK_TOKENS /);
+      expect(() => loadConfig({ WEBHOOK_TOKENS: value })).toThrow(name);
+      expect(() => loadConfig({ WEBHOOK_TOKENS: value })).not.toThrow(/0123456789abcdef/);
+    },
+  );
+});
