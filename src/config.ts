@@ -25,6 +25,7 @@ import {
 import { nameTokens, SERVICE_ACCOUNT_PATTERN, type NamedToken } from './config/credentials.js';
 import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
 import type { Gate } from './gates/types.js';
+import { FIELD_MANAGER_MAX_LENGTH, inlineFieldManager } from './kube/field-manager.js';
 import { parseWindowsText } from './gates/windows.js';
 
 export { ConfigError } from './config/environment.js';
@@ -190,6 +191,13 @@ function authConfig(env: Env): AuthConfig {
     if (!serviceAccount.test(account)) {
       throw new ConfigError(
         `WEBHOOK_ALLOWED_SERVICEACCOUNTS entries must look like namespace:name, not "${account}".`,
+      );
+    }
+    // The API server refuses a longer field manager, which would make every inline directive of
+    // this account fail at the apply.
+    if (inlineFieldManager(account).length > FIELD_MANAGER_MAX_LENGTH) {
+      throw new ConfigError(
+        `WEBHOOK_ALLOWED_SERVICEACCOUNTS entry "${account}" is too long to name a field manager (pod-bouncer-<namespace>.<name>, at most ${FIELD_MANAGER_MAX_LENGTH} characters).`,
       );
     }
   }

@@ -74,14 +74,15 @@ export async function ingestCloudEvent(
   deps: AppDeps,
   identity: CloudEventIdentity,
   event: CertIssued,
+  sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
-  if (event.kind === 'ignored') return ingest(deps, event);
+  if (event.kind === 'ignored') return ingest(deps, event, sender);
   const key = cloudEventKey(deps.config.queuePrefix, identity);
   const claimed = await inRedis(() => deps.redis.set(key, CLAIMED, 'EX', CLAIM_TTL_SECONDS, 'NX'));
   if (claimed === null) return earlierAnswer(deps, key);
   let result: AcceptedEvent | IgnoredEvent;
   try {
-    result = await ingest(deps, event);
+    result = await ingest(deps, event, sender);
   } catch (error) {
     await deps.redis.del(key).catch(() => undefined);
     throw error;

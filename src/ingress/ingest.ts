@@ -130,18 +130,20 @@ function markPending(deps: AppDeps, directive: Directive, issuedAt: string | und
 }
 
 /**
- * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
- * selector count) before any write, resolves the directive, enqueues its run (answering only once
- * every job is in Redis), then marks the run PENDING after the answer. An event that an accepted run already covers
- * (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
+ * Accepts one cert-issued event from `sender` (the credential's name): checks what the credential
+ * may ask (inline form, namespaces, selector count) before any write, resolves the directive
+ * (applied as the credential's own field manager when inline), enqueues its run (answering only
+ * once every job is in Redis), then marks the run PENDING after the answer. An event that an
+ * accepted run already covers (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
   deps: AppDeps,
   event: CertIssued,
+  sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
   assertEventAllowed(deps.config, event);
-  const directive = await resolveDirective(deps, event);
+  const directive = await resolveDirective(deps, event, sender);
   assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace);
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);

@@ -64,3 +64,15 @@ describe('loadConfig: the names credentials go by', () => {
     },
   );
 });
+
+describe('loadConfig: service accounts name field managers', () => {
+  it('stops on a service account too long to name the field manager of its inline directives', () => {
+    const account = `certs:${'a'.repeat(111)}`; // pod-bouncer-certs.aaa…: 129 characters
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_SERVICEACCOUNTS: account })).toThrow(
+      /^WEBHOOK_ALLOWED_SERVICEACCOUNTS entry "certs:a+" is too long to name a field manager/,
+    );
+    expect(() =>
+      loadConfig({ WEBHOOK_ALLOWED_SERVICEACCOUNTS: `certs:${'a'.repeat(110)}` }),
+    ).not.toThrow();
+  });
+});

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import { signedGuard, type Authenticator } from '../auth.js';
+import { senderOf, signedGuard, type Authenticator } from '../auth.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
@@ -57,9 +57,10 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     const log = request.log as Logger;
     const scoped: AppDeps =
       event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
+    const sender = senderOf(request);
     const result = cloudEvent
-      ? await ingestCloudEvent(scoped, cloudEvent, event)
-      : await ingest(scoped, event);
+      ? await ingestCloudEvent(scoped, cloudEvent, event, sender)
+      : await ingest(scoped, event, sender);
     const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
     noteEvent(request, { outcome });
     if (log.isLevelEnabled('info')) {
