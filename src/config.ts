@@ -22,8 +22,13 @@ import {
   readSetting,
   readText,
 } from './config/environment.js';
-import { nameTokens, SERVICE_ACCOUNT_PATTERN, type NamedToken } from './config/credentials.js';
-import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
+import {
+  credentialNames,
+  nameTokens,
+  parseCredentialNamespaces,
+  type NamedToken,
+} from './config/credentials.js';
+import { EVERY_NAMESPACE, NAMESPACE_PATTERN, SERVICE_ACCOUNT_PATTERN } from './config/variables.js';
 import type { Gate } from './gates/types.js';
 import { FIELD_MANAGER_MAX_LENGTH, inlineFieldManager } from './kube/field-manager.js';
 import { parseWindowsText } from './gates/windows.js';
@@ -63,6 +68,11 @@ export interface Config {
   readonly allowedNamespaces: readonly string[] | undefined;
   /** ALLOWED_NAMESPACES=* : every namespace, chosen explicitly (no warning at start-up). */
   readonly everyNamespaceChosen: boolean;
+  /**
+   * CREDENTIAL_NAMESPACES: by credential name, the namespaces it may touch (within
+   * allowedNamespaces); a credential not listed has allowedNamespaces.
+   */
+  readonly credentialNamespaces: ReadonlyMap<string, readonly string[]>;
   /** False refuses the inline form of the native body (403). */
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
@@ -305,6 +315,7 @@ function gates(env: Env): GatesConfig {
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = readSetting(env, 'LOG_LEVEL');
   const prefix = queuePrefix(env);
+  const allowed = allowedNamespaces(env);
   const config: Config = {
     port: readInteger(env, 'PORT'),
     host: readText(env, 'HOST') ?? defaultText('HOST'),
@@ -328,8 +339,12 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutSeconds: readInteger(env, 'BODY_TIMEOUT_SECONDS'),
     jobLockMs: readInteger(env, 'JOB_LOCK_MS'),
     notify: notify(env),
-    allowedNamespaces: allowedNamespaces(env),
+    allowedNamespaces: allowed,
     everyNamespaceChosen: readText(env, 'ALLOWED_NAMESPACES') === EVERY_NAMESPACE,
+    credentialNamespaces: parseCredentialNamespaces(
+      readList(env, 'CREDENTIAL_NAMESPACES'),
+      allowed,
+    ),
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
@@ -339,11 +354,23 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/** The serve role refuses to start without an explicit auth decision: secure by default. */
+/**
+ * The serve role refuses to start without an explicit auth decision: secure by default. Nor does
+ * it start when CREDENTIAL_NAMESPACES names a credential it does not take: a misspelt name would
+ * leave the credential it meant with every namespace of ALLOWED_NAMESPACES.
+ */
 export function assertAuthConfigured(config: Config): void {
   if (!hasAuthMode(config.auth)) {
     throw new ConfigError(
       'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET, WEBHOOK_STANDARD_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
     );
+  }
+  const known = credentialNames(config.auth);
+  for (const name of config.credentialNamespaces.keys()) {
+    if (!known.has(name)) {
+      throw new ConfigError(
+        `CREDENTIAL_NAMESPACES names "${name}", which is not a configured credential (a WEBHOOK_TOKENS name, hmac, standard, or a WEBHOOK_ALLOWED_SERVICEACCOUNTS entry).`,
+      );
+    }
   }
 }

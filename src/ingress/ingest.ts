@@ -6,7 +6,7 @@ import { GroupCommit } from '../queue/group-commit.js';
 import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
-import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
+import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
 
@@ -142,9 +142,10 @@ export async function ingest(
   sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
-  assertEventAllowed(deps.config, event);
+  const scope = scopeOf(deps.config, sender);
+  assertEventAllowed(deps.config, event, scope);
   const directive = await resolveDirective(deps, event, sender);
-  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace);
+  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace, scope);
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>

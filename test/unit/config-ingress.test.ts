@@ -76,3 +76,61 @@ describe('loadConfig: service accounts name field managers', () => {
     ).not.toThrow();
   });
 });
+
+describe('loadConfig: CREDENTIAL_NAMESPACES', () => {
+  it('reads, per credential name, the namespaces it may touch', () => {
+    const config = loadConfig({
+      ALLOWED_NAMESPACES: 'istio-system,bookinfo,apps',
+      CREDENTIAL_NAMESPACES: 'issuer=istio-system|bookinfo, ci=apps,certs:issuer=apps,hmac=apps',
+    });
+    expect(config.credentialNamespaces).toEqual(
+      new Map([
+        ['issuer', ['istio-system', 'bookinfo']],
+        ['ci', ['apps']],
+        ['certs:issuer', ['apps']],
+        ['hmac', ['apps']],
+      ]),
+    );
+    expect(loadConfig({}).credentialNamespaces).toEqual(new Map());
+  });
+
+  it.each([
+    ['issuer', /^CREDENTIAL_NAMESPACES entries must look like name=namespace\|namespace/],
+    ['issuer=', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['=apps', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['issuer=apps|', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['issuer=*', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['Issuer=apps', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['issuer=Apps', /^CREDENTIAL_NAMESPACES entries must look like/],
+    ['issuer=apps,issuer=bookinfo', /^CREDENTIAL_NAMESPACES lists "issuer" twice/],
+    [
+      'issuer=kube-system',
+      /^CREDENTIAL_NAMESPACES gives "issuer" the namespace "kube-system", which ALLOWED_NAMESPACES does not allow\.$/,
+    ],
+  ])('stops on CREDENTIAL_NAMESPACES=%j with one sentence naming it', (value, message) => {
+    const env = { ALLOWED_NAMESPACES: 'apps,bookinfo', CREDENTIAL_NAMESPACES: value };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses to serve when it names a credential that is not configured (a misspelt name)', () => {
+    const env = {
+      WEBHOOK_TOKENS: 'issuer=0123456789abcdef0123,plain-token',
+      WEBHOOK_HMAC_SECRET: 'hmac-secret',
+      WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'certs:issuer',
+      WEBHOOK_TOKENREVIEW_AUDIENCE: 'pod-bouncer',
+    };
+    const known = 'issuer=apps,token1=apps,hmac=apps,certs:issuer=apps';
+    expect(() =>
+      assertAuthConfigured(loadConfig({ ...env, CREDENTIAL_NAMESPACES: known })),
+    ).not.toThrow();
+    for (const unknown of ['isuer', 'standard', 'token0', 'certs:other']) {
+      const config = loadConfig({ ...env, CREDENTIAL_NAMESPACES: `${unknown}=apps` });
+      expect(() => assertAuthConfigured(config)).toThrow(
+        new RegExp(
+          `^CREDENTIAL_NAMESPACES names "${unknown}", which is not a configured credential`,
+        ),
+      );
+    }
+  });
+});

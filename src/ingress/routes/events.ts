@@ -50,7 +50,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     noteEvent(request, { shape: event.shape });
     if (request.query.dryRun === true) {
       noteEvent(request, { outcome: 'dry_run' });
-      return reply.code(200).send(await planEvent(deps, event));
+      return reply.code(200).send(await planEvent(deps, event, senderOf(request)));
     }
     // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
     // plain ignored event is answered without touching deps.
