@@ -73,6 +73,8 @@ export interface Config {
    * allowedNamespaces); a credential not listed has allowedNamespaces.
    */
   readonly credentialNamespaces: ReadonlyMap<string, readonly string[]>;
+  /** Requests each credential may make in any 60 s (RATE_LIMIT_PER_MINUTE; 429 above). */
+  readonly rateLimitPerMinute: number;
   /** False refuses the inline form of the native body (403). */
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
@@ -345,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
       readList(env, 'CREDENTIAL_NAMESPACES'),
       allowed,
     ),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE'),
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),

@@ -330,6 +330,15 @@ export const VARIABLES: readonly Variable[] = [
     chart: config,
   },
   {
+    name: 'RATE_LIMIT_PER_MINUTE',
+    group: 'What a credential may do',
+    schema: integer(1, 1_000_000),
+    default: 600,
+    roles: SERVE,
+    doc: 'requests each credential may make in any 60 s, counted across api replicas in Redis (429 above)',
+    chart: config,
+  },
+  {
     name: 'INLINE_DIRECTIVES',
     group: 'What a credential may do',
     schema: Type.Boolean(),

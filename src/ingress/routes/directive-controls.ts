@@ -73,7 +73,7 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
   app,
   { deps, auth },
 ) => {
-  const errors = errorResponses(400, 401, 403, 404, 409, 503);
+  const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
   const pauseSchema = { params: DirectiveParams, response: { 200: PausedBody, ...errors } };
   app.post(
     '/v1/directives/:namespace/:name/pause',

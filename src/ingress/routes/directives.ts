@@ -21,7 +21,7 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         summary: "A directive's latest run: status and selector jobs",
         params: DirectiveParams,
-        response: { 200: DirectiveView, ...errorResponses(400, 401, 403, 404, 503) },
+        response: { 200: DirectiveView, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
       ...guard(auth),
     },
@@ -49,7 +49,7 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         summary: 'Retry the failed job of the latest run',
         params: DirectiveParams,
-        response: { 202: RetriedBody, ...errorResponses(400, 401, 403, 404, 409, 503) },
+        response: { 202: RetriedBody, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
       ...guard(auth),
     },

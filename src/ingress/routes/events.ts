@@ -31,7 +31,7 @@ const schema = {
   response: {
     200: PlanBody,
     202: Type.Union([AcceptedBody, IgnoredBody, DuplicateBody]),
-    ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 503),
+    ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 503),
   },
 };
 
