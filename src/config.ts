@@ -22,8 +22,15 @@ import {
   readSetting,
   readText,
 } from './config/environment.js';
-import { EVERY_NAMESPACE, NAMESPACE_PATTERN } from './config/variables.js';
+import {
+  credentialNames,
+  nameTokens,
+  parseCredentialNamespaces,
+  type NamedToken,
+} from './config/credentials.js';
+import { EVERY_NAMESPACE, NAMESPACE_PATTERN, SERVICE_ACCOUNT_PATTERN } from './config/variables.js';
 import type { Gate } from './gates/types.js';
+import { FIELD_MANAGER_MAX_LENGTH, inlineFieldManager } from './kube/field-manager.js';
 import { parseWindowsText } from './gates/windows.js';
 
 export { ConfigError } from './config/environment.js';
@@ -61,6 +68,13 @@ export interface Config {
   readonly allowedNamespaces: readonly string[] | undefined;
   /** ALLOWED_NAMESPACES=* : every namespace, chosen explicitly (no warning at start-up). */
   readonly everyNamespaceChosen: boolean;
+  /**
+   * CREDENTIAL_NAMESPACES: by credential name, the namespaces it may touch (within
+   * allowedNamespaces); a credential not listed has allowedNamespaces.
+   */
+  readonly credentialNamespaces: ReadonlyMap<string, readonly string[]>;
+  /** Requests each credential may make in any 60 s (RATE_LIMIT_PER_MINUTE; 429 above). */
+  readonly rateLimitPerMinute: number;
   /** False refuses the inline form of the native body (403). */
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
@@ -92,7 +106,8 @@ export interface NotifyConfig {
 export interface AuthConfig {
   /** `WEBHOOK_AUTH=none` given explicitly: the events endpoint accepts anyone. */
   readonly none: boolean;
-  readonly tokens: readonly string[];
+  /** WEBHOOK_TOKENS, each with the name it goes by (`name=token`, else `token<i>`). */
+  readonly tokens: readonly NamedToken[];
   readonly hmacSecret: string | undefined;
   /** Standard Webhooks signing key, the bytes after `whsec_` decoded from base64. */
   readonly standardSecret: Buffer | undefined;
@@ -177,16 +192,24 @@ function standardSecret(env: Env): Buffer | undefined {
 function authConfig(env: Env): AuthConfig {
   const auth: AuthConfig = {
     none: readChoice(env, 'WEBHOOK_AUTH') === 'none',
-    tokens: readList(env, 'WEBHOOK_TOKENS') ?? [],
+    tokens: nameTokens(readList(env, 'WEBHOOK_TOKENS') ?? []),
     hmacSecret: readText(env, 'WEBHOOK_HMAC_SECRET'),
     standardSecret: standardSecret(env),
     tokenReviewAudience: readText(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
     allowedServiceAccounts: readList(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS') ?? [],
   };
+  const serviceAccount = new RegExp(SERVICE_ACCOUNT_PATTERN);
   for (const account of auth.allowedServiceAccounts) {
-    if (!/^[a-z0-9.-]+:[a-z0-9.-]+$/.test(account)) {
+    if (!serviceAccount.test(account)) {
       throw new ConfigError(
         `WEBHOOK_ALLOWED_SERVICEACCOUNTS entries must look like namespace:name, not "${account}".`,
+      );
+    }
+    // The API server refuses a longer field manager, which would make every inline directive of
+    // this account fail at the apply.
+    if (inlineFieldManager(account).length > FIELD_MANAGER_MAX_LENGTH) {
+      throw new ConfigError(
+        `WEBHOOK_ALLOWED_SERVICEACCOUNTS entry "${account}" is too long to name a field manager (pod-bouncer-<namespace>.<name>, at most ${FIELD_MANAGER_MAX_LENGTH} characters).`,
       );
     }
   }
@@ -294,6 +317,7 @@ function gates(env: Env): GatesConfig {
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = readSetting(env, 'LOG_LEVEL');
   const prefix = queuePrefix(env);
+  const allowed = allowedNamespaces(env);
   const config: Config = {
     port: readInteger(env, 'PORT'),
     host: readText(env, 'HOST') ?? defaultText('HOST'),
@@ -317,8 +341,13 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutSeconds: readInteger(env, 'BODY_TIMEOUT_SECONDS'),
     jobLockMs: readInteger(env, 'JOB_LOCK_MS'),
     notify: notify(env),
-    allowedNamespaces: allowedNamespaces(env),
+    allowedNamespaces: allowed,
     everyNamespaceChosen: readText(env, 'ALLOWED_NAMESPACES') === EVERY_NAMESPACE,
+    credentialNamespaces: parseCredentialNamespaces(
+      readList(env, 'CREDENTIAL_NAMESPACES'),
+      allowed,
+    ),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE'),
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
@@ -328,11 +357,23 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/** The serve role refuses to start without an explicit auth decision: secure by default. */
+/**
+ * The serve role refuses to start without an explicit auth decision: secure by default. Nor does
+ * it start when CREDENTIAL_NAMESPACES names a credential it does not take: a misspelt name would
+ * leave the credential it meant with every namespace of ALLOWED_NAMESPACES.
+ */
 export function assertAuthConfigured(config: Config): void {
   if (!hasAuthMode(config.auth)) {
     throw new ConfigError(
       'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET, WEBHOOK_STANDARD_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
     );
+  }
+  const known = credentialNames(config.auth);
+  for (const name of config.credentialNamespaces.keys()) {
+    if (!known.has(name)) {
+      throw new ConfigError(
+        `CREDENTIAL_NAMESPACES names "${name}", which is not a configured credential (a WEBHOOK_TOKENS name, hmac, standard, or a WEBHOOK_ALLOWED_SERVICEACCOUNTS entry).`,
+      );
+    }
   }
 }

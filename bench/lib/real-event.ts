@@ -28,6 +28,8 @@ export function attackEnv(bodyTimeoutSeconds: number): Record<string, string> {
     WEBHOOK_TOKENREVIEW_AUDIENCE: ATTACK_SECRETS.audience,
     WEBHOOK_ALLOWED_SERVICEACCOUNTS: ATTACK_SECRETS.serviceAccount,
     BODY_TIMEOUT_SECONDS: String(bodyTimeoutSeconds),
+    // The real events of a run outnumber the default limit; attackers never reach it (no credential).
+    RATE_LIMIT_PER_MINUTE: '1000000',
   };
 }
 

@@ -72,6 +72,22 @@ const text = (): TString => Type.String({ minLength: 1 });
 export const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 export const EVERY_NAMESPACE = '*';
 
+/** The name of a `name=token` entry of WEBHOOK_TOKENS: a DNS label. */
+export const TOKEN_NAME_PATTERN = '^[a-z0-9-]{1,63}$';
+/** A service account, `namespace:name`, as WEBHOOK_ALLOWED_SERVICEACCOUNTS lists it. */
+export const SERVICE_ACCOUNT_PATTERN = '^[a-z0-9.-]+:[a-z0-9.-]+$';
+
+/**
+ * A CREDENTIAL_NAMESPACES value, `name=namespace|namespace,…`: a name is a token's, `hmac`,
+ * `standard` or a service account's `ns:name`.
+ */
+export const CREDENTIAL_NAMESPACES_PATTERN = (() => {
+  const name = `(${TOKEN_NAME_PATTERN.slice(1, -1)}|${SERVICE_ACCOUNT_PATTERN.slice(1, -1)})`;
+  const namespace = NAMESPACE_PATTERN.slice(1, -1);
+  const entry = `${name}=${namespace}(\\|${namespace})*`;
+  return `^ *${entry}( *, *${entry})* *$`;
+})();
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const VARIABLES: readonly Variable[] = [
@@ -235,7 +251,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Authentication of the events endpoint',
     schema: text(),
     roles: SERVE,
-    doc: 'comma-separated static bearer tokens',
+    doc: 'comma-separated static bearer tokens, each token or name=token (a DNS label, then at least 16 characters; else named token<i>)',
     chart: values('auth.tokensSecret'),
     secret: true,
   },
@@ -303,6 +319,24 @@ export const VARIABLES: readonly Variable[] = [
     roles: BOTH,
     doc: 'comma-separated namespaces directives, selectors and inline directives may touch; * for every namespace, chosen explicitly',
     chart: requiredConfig,
+  },
+  {
+    name: 'CREDENTIAL_NAMESPACES',
+    group: 'What a credential may do',
+    schema: Type.String({ pattern: CREDENTIAL_NAMESPACES_PATTERN }),
+    defaultText: 'ALLOWED_NAMESPACES for every credential',
+    roles: SERVE,
+    doc: 'per-credential narrowing of ALLOWED_NAMESPACES, issuer=istio-system|bookinfo,ci=apps (token names, hmac, standard, namespace:name of a service account); a credential not listed gets ALLOWED_NAMESPACES',
+    chart: config,
+  },
+  {
+    name: 'RATE_LIMIT_PER_MINUTE',
+    group: 'What a credential may do',
+    schema: integer(1, 1_000_000),
+    default: 600,
+    roles: SERVE,
+    doc: 'requests each credential may make in any 60 s, counted across api replicas in Redis (429 above)',
+    chart: config,
   },
   {
     name: 'INLINE_DIRECTIVES',

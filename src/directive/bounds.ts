@@ -28,8 +28,14 @@ export function disallowedNamespaces(
   return [...new Set(namespaces)].filter((namespace) => !allowed.includes(namespace)).sort();
 }
 
-/** The sentence a refusal gives: which namespaces, and the variable that decides. */
-export function outsideAllowedMessage(namespaces: string[]): string {
+/**
+ * The sentence a refusal gives: which namespaces, and the setting that decides
+ * (`ALLOWED_NAMESPACES`, or a credential's entry of CREDENTIAL_NAMESPACES).
+ */
+export function outsideAllowedMessage(
+  namespaces: string[],
+  setting = 'ALLOWED_NAMESPACES',
+): string {
   const list = namespaces.map((namespace) => `"${namespace}"`).join(', ');
-  return `namespace ${list} ${namespaces.length === 1 ? 'is' : 'are'} not in ALLOWED_NAMESPACES`;
+  return `namespace ${list} ${namespaces.length === 1 ? 'is' : 'are'} not in ${setting}`;
 }

@@ -43,6 +43,7 @@ function authenticator(deps: AppDeps): Authenticator {
   return createAuthenticator(auth, {
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
+    rateLimitPerMinute: deps.config.rateLimitPerMinute,
     ...(verdicts ? { verdicts } : {}),
   });
 }

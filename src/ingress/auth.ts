@@ -2,8 +2,10 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AuthConfig } from '../config.js';
+import { HMAC_CREDENTIAL, STANDARD_CREDENTIAL } from '../config/credentials.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from './http-errors.js';
+import { CredentialRateLimit } from './rate-limit.js';
 import {
   standardHeaders,
   timelyStandard,
@@ -39,8 +41,10 @@ declare module 'fastify' {
 const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
- * Who sent a request, for its log lines: `token[i]` (the i-th of WEBHOOK_TOKENS), `hmac`,
- * `standard-webhooks`, `serviceaccount:<ns>:<name>` or `anonymous`; never a credential.
+ * Who sent a request, by the name its credential goes by (DESIGN §2): a token's name (`issuer`,
+ * or `token<i>` for the i-th of WEBHOOK_TOKENS when it has none), `hmac`, `standard`, a service
+ * account's `<ns>:<name>`, or `anonymous` (WEBHOOK_AUTH=none); never a credential. The log lines
+ * say it, and what a credential may do is keyed on it.
  */
 function noteSender(request: FastifyRequest, sender: string): void {
   if (request.podBouncerAuth !== undefined) request.podBouncerAuth.sender = sender;
@@ -69,6 +73,8 @@ const INVALID = 'The credentials are not valid.';
 export interface AuthDeps {
   redis: Redis;
   prefix: string;
+  /** RATE_LIMIT_PER_MINUTE: requests each credential may make in any 60 s. */
+  rateLimitPerMinute: number;
   /** TokenReview verdicts; absent when WEBHOOK_TOKENREVIEW_AUDIENCE is not set. */
   verdicts?: TokenVerdicts;
 }
@@ -76,17 +82,22 @@ export interface AuthDeps {
 /**
  * The hooks a guarded route uses, in the order a request meets them. Each answers synchronously
  * (throwing its refusal) when it needs nothing outside the process, and returns a promise only
- * when it waits on TokenReview or Redis: most requests then cost no promise per hook.
+ * when it waits on TokenReview or Redis: a refused request costs no promise, and an admitted one
+ * the one Redis call of its credential's rate limit.
  */
 export interface Authenticator {
   /**
    * onRequest: decides whatever needs no body, and refuses a request with no credential. A
-   * signature header is taken only where `signatures` is set (the events endpoint).
+   * signature header is taken only where `signatures` is set (the events endpoint). A request
+   * admitted here is counted against its credential's rate limit (429 over it).
    */
   beforeBody(request: FastifyRequest, signatures: boolean): Promise<void> | undefined;
   /** Called by the body parser with the exact bytes, before they are parsed: throws a 401. */
   verifyBody(request: FastifyRequest, body: Buffer): void;
-  /** preHandler: admits what was admitted or verified; answers a replayed webhook-id. */
+  /**
+   * preHandler: admits what was admitted or verified, counting a verified signature against its
+   * scheme's rate limit (429 over it); answers a replayed webhook-id.
+   */
   afterBody(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -163,34 +174,38 @@ function answerReplay(
  * Tokens are decided before the body is read; a request with neither a token that passed nor a
  * signature header the route takes is refused then too. Signatures are checked over the exact
  * bytes received, after they are read and before they are parsed, so an unauthenticated caller
- * cannot make the server parse anything.
+ * cannot make the server parse anything. Once its sender is known, a request is counted against
+ * that credential's RATE_LIMIT_PER_MINUTE (429 over it, nothing else done); before, it costs Redis
+ * nothing.
  */
 export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authenticator {
-  const tokenDigests = config.tokens.map(digest);
-  /** The matching token's place in WEBHOOK_TOKENS; every one is compared, so time tells nothing. */
+  const rate = new CredentialRateLimit(deps.redis, deps.prefix, deps.rateLimitPerMinute);
+  const tokenDigests = config.tokens.map(({ name, token }) => ({ name, secret: digest(token) }));
+  /** The matching token's name; every one is compared, so time tells nothing. */
   const staticToken = (token: string): string | undefined => {
     const candidate = digest(token);
     let found: string | undefined;
-    tokenDigests.forEach((secret, index) => {
-      if (timingSafeEqual(candidate, secret) && found === undefined) found = `token[${index}]`;
-    });
+    for (const { name, secret } of tokenDigests) {
+      if (timingSafeEqual(candidate, secret) && found === undefined) found = name;
+    }
     return found;
   };
   const reviewed = async (token: string): Promise<string | undefined> => {
     if (deps.verdicts === undefined) return undefined;
     const verdict = await deps.verdicts.verdict(token);
     if (!('account' in verdict)) return undefined;
-    if (config.allowedServiceAccounts.includes(verdict.account)) {
-      return `serviceaccount:${verdict.account}`;
-    }
+    if (config.allowedServiceAccounts.includes(verdict.account)) return verdict.account;
     throw new HttpProblem(403, 'forbidden', `Service account ${verdict.account} is not allowed.`);
   };
 
-  /** A request whose sender is known before its body is read. */
-  const admit = (request: FastifyRequest, sender: string): undefined => {
+  /**
+   * A request whose sender is known before its body is read, within the sender's rate limit. Only
+   * an admitted request is counted: one without valid credentials costs Redis nothing.
+   */
+  const admit = (request: FastifyRequest, sender: string): Promise<void> => {
     request.podBouncerAuth = { admitted: true };
     noteSender(request, sender);
-    return undefined;
+    return rate.admit(sender);
   };
   /** No token that passed: a signature header to check over the body, or a 401 now. */
   const withoutToken = (
@@ -239,7 +254,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
           : validStandardSignature(config.standardSecret ?? Buffer.alloc(0), pending.headers, body);
       if (!valid) throw unauthorized(INVALID);
       state.verified = true;
-      noteSender(request, pending.kind === 'hmac' ? 'hmac' : 'standard-webhooks');
+      noteSender(request, pending.kind === 'hmac' ? HMAC_CREDENTIAL : STANDARD_CREDENTIAL);
     },
 
     afterBody(request, reply) {
@@ -251,10 +266,14 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps): Authent
         this.verifyBody(request, Buffer.alloc(0));
       }
       if (state?.verified !== true || state.pending === undefined) throw unauthorized(INVALID);
-      if (state.pending.kind !== 'standard' || dryRun(request)) return undefined;
-      return claimOnce(deps, request, state.pending.headers.id).then((earlier) =>
-        answerReplay(request, reply, earlier),
-      );
+      const { pending } = state;
+      // Over the limit, a replay is not even looked up: a 429 claims no webhook-id.
+      return rate.admit(senderOf(request)).then(() => {
+        if (pending.kind !== 'standard' || dryRun(request)) return undefined;
+        return claimOnce(deps, request, pending.headers.id).then((earlier) =>
+          answerReplay(request, reply, earlier),
+        );
+      });
     },
 
     settle(request, statusCode) {

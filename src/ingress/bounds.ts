@@ -6,7 +6,29 @@ import { InvalidDirectiveError } from '../events/errors.js';
 import { needsPrometheus } from '../gates/types.js';
 import { HttpProblem } from './http-errors.js';
 
-type Bounds = Pick<Config, 'allowedNamespaces' | 'inlineDirectives' | 'maxSelectors' | 'gates'>;
+type Bounds = Pick<
+  Config,
+  'allowedNamespaces' | 'credentialNamespaces' | 'inlineDirectives' | 'maxSelectors' | 'gates'
+>;
+
+/** The namespaces one credential may touch, and the setting that says so (its refusals name it). */
+export interface NamespaceScope {
+  /** Undefined: every namespace. */
+  readonly namespaces: readonly string[] | undefined;
+  readonly setting: string;
+}
+
+/**
+ * What a credential (by its name, `senderOf`) may touch: its entry of CREDENTIAL_NAMESPACES, else
+ * ALLOWED_NAMESPACES (DESIGN §2). An entry lies within ALLOWED_NAMESPACES (checked at start-up),
+ * so one list decides.
+ */
+export function scopeOf(config: Bounds, credential: string): NamespaceScope {
+  const listed = config.credentialNamespaces.get(credential);
+  return listed === undefined
+    ? { namespaces: config.allowedNamespaces, setting: 'ALLOWED_NAMESPACES' }
+    : { namespaces: listed, setting: `CREDENTIAL_NAMESPACES for ${credential}` };
+}
 
 /** More selectors than MAX_SELECTORS is 422, checked before anything is applied or enqueued. */
 export function assertSelectorCount(config: Bounds, spec: DirectiveSpec): void {
@@ -31,40 +53,47 @@ export function assertGatesUsable(config: Bounds, spec: DirectiveSpec): void {
   if (problems.length > 0) throw new InvalidDirectiveError(problems);
 }
 
-/** A selector (or its rootCertSync objects) or the directive itself outside ALLOWED_NAMESPACES is 403. */
+/**
+ * A selector (or its rootCertSync objects) or the directive itself outside the credential's
+ * namespaces is 403.
+ */
 export function assertNamespacesAllowed(
-  config: Bounds,
+  scope: NamespaceScope,
   spec: DirectiveSpec,
   directiveNamespace?: string,
 ): void {
   // Every namespace allowed: nothing to gather (this runs for every accepted or repeated event).
-  if (config.allowedNamespaces === undefined) return;
+  if (scope.namespaces === undefined) return;
   const namespaces = namespacesOf(spec);
   if (directiveNamespace !== undefined) namespaces.add(directiveNamespace);
-  const outside = disallowedNamespaces(namespaces, config.allowedNamespaces);
+  const outside = disallowedNamespaces(namespaces, scope.namespaces);
   if (outside.length === 0) return;
   throw new HttpProblem(
     403,
     'forbidden',
-    `The directive is not allowed: ${outsideAllowedMessage(outside)}.`,
+    `The directive is not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`,
   );
 }
 
 /** The directive routes read and change one directive: its namespace must be allowed too. */
-export function assertNamespaceAllowed(config: Bounds, namespace: string): void {
-  const outside = disallowedNamespaces(new Set([namespace]), config.allowedNamespaces);
+export function assertNamespaceAllowed(scope: NamespaceScope, namespace: string): void {
+  const outside = disallowedNamespaces(new Set([namespace]), scope.namespaces);
   if (outside.length === 0) return;
-  throw new HttpProblem(403, 'forbidden', `Not allowed: ${outsideAllowedMessage(outside)}.`);
+  throw new HttpProblem(
+    403,
+    'forbidden',
+    `Not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`,
+  );
 }
 
 /**
- * What a credential may ask before any API call: a referenced directive only in a namespace
- * ALLOWED_NAMESPACES allows (every shape names it), the inline form only when INLINE_DIRECTIVES
- * allows it, and an inline directive only within MAX_SELECTORS and ALLOWED_NAMESPACES.
+ * What a credential may ask before any API call: a referenced directive only in a namespace of
+ * its scope (every shape names it), the inline form only when INLINE_DIRECTIVES allows it, and an
+ * inline directive only within MAX_SELECTORS and the scope.
  */
-export function assertEventAllowed(config: Bounds, event: CertIssued): void {
+export function assertEventAllowed(config: Bounds, event: CertIssued, scope: NamespaceScope): void {
   if (event.kind === 'reference') {
-    assertNamespaceAllowed(config, event.ref.namespace);
+    assertNamespaceAllowed(scope, event.ref.namespace);
     return;
   }
   if (event.kind !== 'inline') return;
@@ -77,7 +106,7 @@ export function assertEventAllowed(config: Bounds, event: CertIssued): void {
   }
   assertSelectorCount(config, event.manifest.spec);
   assertGatesUsable(config, event.manifest.spec);
-  assertNamespacesAllowed(config, event.manifest.spec, event.manifest.metadata.namespace);
+  assertNamespacesAllowed(scope, event.manifest.spec, event.manifest.metadata.namespace);
 }
 
 /** The spec the cluster holds (a reference's, or an applied one's) within the same bounds. */
@@ -85,8 +114,9 @@ export function assertSpecAllowed(
   config: Bounds,
   spec: DirectiveSpec,
   directiveNamespace: string,
+  scope: NamespaceScope,
 ): void {
   assertSelectorCount(config, spec);
   assertGatesUsable(config, spec);
-  assertNamespacesAllowed(config, spec, directiveNamespace);
+  assertNamespacesAllowed(scope, spec, directiveNamespace);
 }

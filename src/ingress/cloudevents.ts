@@ -131,7 +131,7 @@ export async function ingestCloudEvent(
   event: CertIssued,
   sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
-  if (event.kind === 'ignored') return ingest(deps, event);
+  if (event.kind === 'ignored') return ingest(deps, event, sender);
   const key = cloudEventKey(deps.config.queuePrefix, identity);
   const mine: CloudEventRecord = { sender, directive: directiveNamed(event) };
   const claim = JSON.stringify(mine);
@@ -139,7 +139,7 @@ export async function ingestCloudEvent(
   if (claimed === null) return earlierAnswer(deps, key, mine);
   let result: AcceptedEvent | IgnoredEvent;
   try {
-    result = await ingest(deps, event);
+    result = await ingest(deps, event, sender);
   } catch (error) {
     await deps.redis.del(key).catch(() => undefined);
     throw error;

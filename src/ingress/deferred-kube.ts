@@ -99,8 +99,8 @@ export class DeferredKube implements ApiKube, StatusCalls {
     return (await this.gateway()).getDirective(ref);
   }
 
-  async applyDirective(manifest: DirectiveManifest): Promise<Directive> {
-    return (await this.gateway()).applyDirective(manifest);
+  async applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
+    return (await this.gateway()).applyDirective(manifest, fieldManager);
   }
 
   async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {

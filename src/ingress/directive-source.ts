@@ -2,6 +2,7 @@ import { ConflictError } from '../errors.js';
 import { directiveKey, type Directive, type DirectiveManifest } from '../directive/types.js';
 import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
+import { inlineFieldManager } from '../kube/field-manager.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
 import type { AppDeps } from './deps.js';
 import { HttpProblem } from './http-errors.js';
@@ -37,10 +38,17 @@ async function readReference(deps: AppDeps, event: Reference): Promise<Directive
   return directive;
 }
 
-/** Server-side apply without force: a directive another field manager owns is a 409. */
-async function applyInline(deps: AppDeps, manifest: DirectiveManifest): Promise<Directive> {
+/**
+ * Server-side apply without force, as the sending credential's own field manager: a directive
+ * another field manager owns (another credential's included) is a 409.
+ */
+async function applyInline(
+  deps: AppDeps,
+  manifest: DirectiveManifest,
+  sender: string,
+): Promise<Directive> {
   try {
-    return await deps.kube.applyDirective(manifest);
+    return await deps.kube.applyDirective(manifest, inlineFieldManager(sender));
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     throw new HttpProblem(
@@ -68,16 +76,18 @@ function checkedOnce(directive: Directive): Directive {
 }
 
 /**
- * The directive an event is about: written to the cluster (inline), or read (by reference) from
- * the process's watch cache when that is at least as fresh as the event, else from the API.
+ * The directive an event is about: written to the cluster (inline, as `sender`'s field manager),
+ * or read (by reference) from the process's watch cache when that is at least as fresh as the
+ * event, else from the API.
  */
 export async function resolveDirective(
   deps: AppDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
+  sender: string,
 ): Promise<Directive> {
   const directive =
     event.kind === 'inline'
-      ? await applyInline(deps, event.manifest)
+      ? await applyInline(deps, event.manifest, sender)
       : await readReference(deps, event);
   // The cluster may serve the CRD without its schema: check what it holds before acting on it.
   return checkedOnce(directive);

@@ -6,7 +6,7 @@ import { GroupCommit } from '../queue/group-commit.js';
 import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
-import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
+import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
 
@@ -132,19 +132,22 @@ function markPending(deps: AppDeps, directive: Directive, issuedAt: string | und
 }
 
 /**
- * Accepts one cert-issued event: checks what the credential may ask (inline form, namespaces,
- * selector count) before any write, resolves the directive, enqueues its run (answering only once
- * every job is in Redis), then marks the run PENDING after the answer. An event that an accepted run already covers
- * (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
+ * Accepts one cert-issued event from `sender` (the credential's name): checks what the credential
+ * may ask (inline form, namespaces, selector count) before any write, resolves the directive
+ * (applied as the credential's own field manager when inline), enqueues its run (answering only
+ * once every job is in Redis), then marks the run PENDING after the answer. An event that an
+ * accepted run already covers (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
   deps: AppDeps,
   event: CertIssued,
+  sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
-  assertEventAllowed(deps.config, event);
-  const directive = await resolveDirective(deps, event);
-  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace);
+  const scope = scopeOf(deps.config, sender);
+  assertEventAllowed(deps.config, event, scope);
+  const directive = await resolveDirective(deps, event, sender);
+  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace, scope);
   const { uid } = directive.metadata;
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>

@@ -16,7 +16,7 @@ import {
   resolvePodOwners,
 } from '../workflow/plan.js';
 import { needsBounce } from '../workflow/steps/select.js';
-import { assertEventAllowed, assertSpecAllowed } from './bounds.js';
+import { assertEventAllowed, assertSpecAllowed, scopeOf, type NamespaceScope } from './bounds.js';
 import type { ApiKube, AppDeps } from './deps.js';
 import {
   mapBounded,
@@ -168,6 +168,7 @@ async function batchPlan(
 async function planTarget(
   deps: AppDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
+  scope: NamespaceScope,
 ): Promise<{ key: string; uid: string | null; generation: number | null; spec: DirectiveSpec }> {
   if (event.kind === 'inline') {
     const { metadata, spec } = event.manifest;
@@ -175,7 +176,7 @@ async function planTarget(
   }
   const directive = await deps.kube.getDirective(event.ref);
   const spec = checkedSpec(directive.spec);
-  assertSpecAllowed(deps.config, spec, directive.metadata.namespace);
+  assertSpecAllowed(deps.config, spec, directive.metadata.namespace, scope);
   const { uid, generation } = directive.metadata;
   return {
     key: directiveKey(directive.metadata),
@@ -189,17 +190,20 @@ async function planTarget(
  * `?dryRun=true`: what the event would do now — per selector, the pods that would be bounced,
  * the gates that would be waited on and the warnings an operator must see. Read-only: no job, no
  * status write, no apply (an inline directive is planned from the spec it carries). Bound by the
- * rules of a run (ALLOWED_NAMESPACES, INLINE_DIRECTIVES, MAX_SELECTORS) and planned a few
- * selectors at a time. Selectors after the first are planned against the pods of this moment; by
- * the time they would run, their pods may have changed.
+ * rules of a run from `sender` (its namespaces, INLINE_DIRECTIVES, MAX_SELECTORS), so a plan says
+ * nothing (not even whether a Secret exists) of a namespace the credential may not touch; planned
+ * a few selectors at a time. Selectors after the first are planned against the pods of this
+ * moment; by the time they would run, their pods may have changed.
  */
 export async function planEvent(
   deps: AppDeps,
   event: CertIssued,
+  sender: string,
 ): Promise<EventPlan | IgnoredPlan> {
   if (event.kind === 'ignored') return { dryRun: true, ignored: true, reason: event.reason };
-  assertEventAllowed(deps.config, event);
-  const target = await planTarget(deps, event);
+  const scope = scopeOf(deps.config, sender);
+  assertEventAllowed(deps.config, event, scope);
+  const target = await planTarget(deps, event, scope);
   const selectors = await mapBounded(
     target.spec.podsToBounce,
     PLAN_CONCURRENCY,

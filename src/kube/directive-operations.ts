@@ -14,6 +14,7 @@ import {
   type DirectiveStatus,
   type ObjectRef,
 } from '../directive/types.js';
+import { COMPONENT } from './field-manager.js';
 import { namespacedPath, sendRaw } from './raw-request.js';
 import type { KubeRequests } from './requests.js';
 
@@ -26,14 +27,13 @@ export interface DirectiveEvent {
 /** What pod-bouncer does to its own resource: read it, apply it, write its status, tell people. */
 export interface DirectiveOperations {
   getDirective(ref: ObjectRef): Promise<Directive>;
-  applyDirective(manifest: DirectiveManifest): Promise<Directive>;
+  applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive>;
   patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive>;
   setPaused(ref: ObjectRef, paused: boolean): Promise<Directive>;
   observeDirectiveWrites(observer: (directive: Directive) => void): () => void;
   recordEvent(directive: Directive, event: DirectiveEvent): Promise<void>;
 }
 
-export const FIELD_MANAGER = 'pod-bouncer';
 const directiveApi = {
   group: DIRECTIVE_GROUP,
   version: DIRECTIVE_VERSION,
@@ -70,11 +70,11 @@ export class DirectiveClient implements DirectiveOperations {
   }
 
   /**
-   * Creates or updates a directive by server-side apply, without force: a field another field
-   * manager owns and this apply would change is a ConflictError (409) naming it, and nothing
-   * changes. The server bumps generation on spec change.
+   * Creates or updates a directive by server-side apply as `fieldManager`, without force: a field
+   * another field manager owns and this apply would change is a ConflictError (409) naming it, and
+   * nothing changes. The server bumps generation on spec change.
    */
-  async applyDirective(manifest: DirectiveManifest): Promise<Directive> {
+  async applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
     const { name, namespace } = manifest.metadata;
     const what = `apply directive ${namespace}/${name}`;
     return this.requests.call({ verb: 'patch', what }, async () => {
@@ -84,7 +84,7 @@ export class DirectiveClient implements DirectiveOperations {
           namespace,
           name,
           body: manifest,
-          fieldManager: FIELD_MANAGER,
+          fieldManager,
           force: false,
         },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
@@ -169,9 +169,9 @@ function eventBody(directive: Directive, event: DirectiveEvent): object {
     type: event.type,
     reason: event.reason,
     message: event.message,
-    source: { component: FIELD_MANAGER },
-    reportingComponent: FIELD_MANAGER,
-    reportingInstance: FIELD_MANAGER,
+    source: { component: COMPONENT },
+    reportingComponent: COMPONENT,
+    reportingInstance: COMPONENT,
     firstTimestamp: now,
     lastTimestamp: now,
     count: 1,

@@ -83,8 +83,8 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     return this.directives.getDirective(ref);
   }
 
-  applyDirective(manifest: DirectiveManifest): Promise<Directive> {
-    return this.directives.applyDirective(manifest);
+  applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
+    return this.directives.applyDirective(manifest, fieldManager);
   }
 
   patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {

@@ -150,6 +150,12 @@ function sampleOf(variable: Variable): { set: string; env: string; extra?: strin
       return { set: 'IstioHigh5xxRate', env: 'IstioHigh5xxRate', extra: PROMETHEUS };
     case 'GATE_WINDOWS':
       return { set: 'Mon-Fri 02:00-05:00 Europe/Berlin', env: 'Mon-Fri 02:00-05:00 Europe/Berlin' };
+    case 'CREDENTIAL_NAMESPACES':
+      // `\,` keeps --set from splitting the value; the chart passes it on as one string.
+      return {
+        set: 'issuer=istio-system|bookinfo\\,certs:issuer=apps',
+        env: 'issuer=istio-system|bookinfo,certs:issuer=apps',
+      };
   }
   if (schema.enum !== undefined) {
     const other = schema.enum.find((value) => value !== variable.default)!;

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
 import { directive, startHarness, type Harness } from '../support/harness.js';
@@ -63,12 +64,89 @@ describe('inline directives by server-side apply without force', () => {
     expect(await h.serve.queue.getJobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
 
-  it('an inline event for a directive pod-bouncer applied itself updates it', async () => {
+  it('an inline event for a directive the same credential applied updates it', async () => {
     const mine = directive('bookinfo', 'mine', [{ namespace: 'bookinfo' }]);
     expect((await h.post({ directive: mine })).status).toBe(202);
     const updated = directive('bookinfo', 'mine', [{ namespace: 'bookinfo', labels: { a: 'b' } }]);
     const answer = await h.post({ directive: updated });
     expect(answer.status).toBe(202);
     expect(answer.body.generation).toBe(2);
+  });
+});
+
+describe('a field manager per credential', () => {
+  const ISSUER = 'issuer-token-5d1c8e2f9a7b3c60';
+  const CI = 'ci-token-0a9b8c7d6e5f4a3b2c1d';
+  const SA_TOKEN = 'sa-token-7e6d5c4b3a291807';
+  const HMAC_SECRET = 'hmac-secret-4f3e2d1c0b9a';
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('inline-managers', {
+      worker: false,
+      env: {
+        WEBHOOK_TOKENS: `issuer=${ISSUER},ci=${CI}`,
+        WEBHOOK_HMAC_SECRET: HMAC_SECRET,
+        WEBHOOK_TOKENREVIEW_AUDIENCE: 'pod-bouncer',
+        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'certs:issuer',
+      },
+    });
+    h.sim.registerToken(SA_TOKEN, {
+      username: 'system:serviceaccount:certs:issuer',
+      audiences: ['pod-bouncer'],
+    });
+  });
+  afterAll(async () => h.close());
+
+  const selectors = (app: string) => [{ namespace: 'bookinfo', labels: { app } }];
+
+  /** The ci token's apply of a changed spec: refused, naming the owner, and nothing changes. */
+  async function refusedForCi(name: string, owner: string): Promise<void> {
+    const before = h.sim.getDirective('bookinfo', name)!;
+    const answer = await h.post(
+      { directive: directive('bookinfo', name, selectors('ratings')) },
+      { token: CI },
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toBe('conflict');
+    expect(answer.body.message).toContain(`conflict with "${owner}"`);
+    const after = h.sim.getDirective('bookinfo', name)!;
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.spec).toEqual(before.spec);
+  }
+
+  it("refuses another credential's change to a directive one credential applied (409), and lets its own through", async () => {
+    const created = directive('bookinfo', 'by-issuer', selectors('reviews'));
+    const first = await h.post({ directive: created }, { token: ISSUER });
+    expect(first.status).toBe(202);
+    await refusedForCi('by-issuer', 'pod-bouncer-issuer');
+    const changed = directive('bookinfo', 'by-issuer', selectors('ratings'));
+    const own = await h.post({ directive: changed }, { token: ISSUER });
+    expect(own.status).toBe(202);
+    expect(own.body.generation).toBe(2);
+    // The spec as it is changes nothing, so it meets no conflict: another credential's repeat of
+    // it is a duplicate (server-side apply then shares the fields' ownership, as Kubernetes does).
+    const queued = await h.serve.queue.getJobCounts();
+    const repeat = await h.post({ directive: changed }, { token: CI });
+    expect(repeat.status).toBe(202);
+    expect(repeat.body.duplicate).toBe(true);
+    expect(await h.serve.queue.getJobCounts()).toEqual(queued);
+  });
+
+  it('names the manager pod-bouncer-<name>, ":" written as ".", for service accounts and signatures', async () => {
+    const bySa = directive('bookinfo', 'by-sa', selectors('reviews'));
+    expect((await h.post({ directive: bySa }, { token: SA_TOKEN })).status).toBe(202);
+    await refusedForCi('by-sa', 'pod-bouncer-certs.issuer');
+
+    const raw = JSON.stringify({
+      directive: directive('bookinfo', 'by-hmac', selectors('reviews')),
+    });
+    const signature = `sha256=${createHmac('sha256', HMAC_SECRET).update(raw).digest('hex')}`;
+    const signed = await h.post(undefined, {
+      token: null,
+      raw,
+      headers: { 'x-signature-256': signature },
+    });
+    expect(signed.status).toBe(202);
+    await refusedForCi('by-hmac', 'pod-bouncer-hmac');
   });
 });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogCapture } from '../support/log-capture.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
+// An unnamed token goes by its place (token1); a `name=token` entry by its name (DESIGN §2).
 const TOKENS = ['first-token-Aq1Zs2Xw3', 'second-token-Ed4Rf5Tg6'];
+const NAMED = { name: 'issuer', token: '3f9c2a7e1b8d4c6f0a5e' };
 const HMAC_SECRET = 'hmac-secret-Yh7Uj8Ik9';
 const DASHBOARD = { user: 'admin', password: 'dashboard-pw-Ol0Pm1' };
 
@@ -20,13 +22,13 @@ describe('logs', () => {
       logDestination: capture,
       env: {
         LOG_LEVEL: 'info',
-        WEBHOOK_TOKENS: TOKENS.join(','),
+        WEBHOOK_TOKENS: [...TOKENS, `${NAMED.name}=${NAMED.token}`].join(','),
         WEBHOOK_HMAC_SECRET: HMAC_SECRET,
         DASHBOARD_USER: DASHBOARD.user,
         DASHBOARD_PASSWORD: DASHBOARD.password,
       },
     });
-    for (const app of ['istiod', 'reviews']) {
+    for (const app of ['istiod', 'reviews', 'ratings']) {
       h.sim.addWorkload({
         namespace: 'mesh',
         name: app,
@@ -59,8 +61,13 @@ describe('logs', () => {
       headers: { 'x-signature-256': signature },
     });
     expect(bySignature.status).toBe(202);
-    await waitForState(h, 'mesh', 'istiod', 'FINISHED');
-    await waitForState(h, 'mesh', 'reviews', 'FINISHED');
+    const byName = await h.post(
+      { directive: { namespace: 'mesh', name: 'ratings' } },
+      { token: NAMED.token },
+    );
+    expect(byName.status).toBe(202);
+    for (const app of ['istiod', 'reviews', 'ratings'])
+      await waitForState(h, 'mesh', app, 'FINISHED');
 
     const lines = parsed();
     expect(lines.length).toBeGreaterThan(5);
@@ -69,11 +76,12 @@ describe('logs', () => {
     const accepted = lines.filter((line) => line.msg === 'cert-issued event accepted');
     const sender = (name: string) => accepted.find((line) => line.directive === `mesh/${name}`);
     expect(sender('istiod')).toMatchObject({
-      sender: 'token[1]',
+      sender: 'token1',
       run: String(Date.parse(issuedAt)),
       jobIds: byToken.body.jobIds,
     });
     expect(sender('reviews')).toMatchObject({ sender: 'hmac', run: '0' });
+    expect(sender('ratings')).toMatchObject({ sender: 'issuer' });
 
     const jobLines = lines.filter((line) => line.jobId !== undefined);
     expect(jobLines.length).toBeGreaterThan(4);
@@ -82,7 +90,7 @@ describe('logs', () => {
       expect(line.run).toMatch(/^\d+$/);
     }
     const text = capture.text();
-    for (const secret of [...TOKENS, HMAC_SECRET, signature.slice(7)]) {
+    for (const secret of [...TOKENS, NAMED.token, HMAC_SECRET, signature.slice(7)]) {
       expect(text).not.toContain(secret);
     }
   });

@@ -100,7 +100,7 @@ describe('Kubernetes-shaped events on POST /v1/events', () => {
     await waitForState(h, 'istio-system', 'exported', 'FINISHED');
   });
 
-  it('a core/v1 Event about another kind is acknowledged with "ignored" and costs no Redis write', async () => {
+  it('a core/v1 Event about another kind is acknowledged with "ignored" and costs no Redis write but its rate count', async () => {
     await queueSettled(h);
     const before = await keysUnder(h.prefix);
     const answer = await h.post({

@@ -58,6 +58,8 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
       PORT: '0',
       POLL_INTERVAL_MS: '100',
       JOB_LOCK_MS: '2000',
+      // Tests send bursts of events from one token; the limit itself is proven in rate-limit.test.
+      RATE_LIMIT_PER_MINUTE: '1000000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.env,
     },

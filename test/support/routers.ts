@@ -14,7 +14,10 @@ export async function keysUnder(prefix: string): Promise<string[]> {
     do {
       const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
       cursor = next;
-      keys.push(...found.filter((key) => !key.endsWith(':stalled-check')));
+      // A credential's rate count (its requests in the last 60 s) is written for every request.
+      keys.push(
+        ...found.filter((key) => !key.endsWith(':stalled-check') && !key.includes(':bounce:rate:')),
+      );
     } while (cursor !== '0');
     return keys.sort();
   } finally {

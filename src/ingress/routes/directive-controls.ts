@@ -3,8 +3,8 @@ import type { Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
-import { guard } from '../auth.js';
-import { assertNamespaceAllowed } from '../bounds.js';
+import { guard, senderOf } from '../auth.js';
+import { assertNamespaceAllowed, scopeOf } from '../bounds.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { inRedis } from '../ingest.js';
@@ -73,13 +73,13 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
   app,
   { deps, auth },
 ) => {
-  const errors = errorResponses(400, 401, 403, 404, 409, 503);
+  const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
   const pauseSchema = { params: DirectiveParams, response: { 200: PausedBody, ...errors } };
   app.post(
     '/v1/directives/:namespace/:name/pause',
     { schema: { summary: 'Pause: no further pod is bounced', ...pauseSchema }, ...guard(auth) },
     async (request) => {
-      assertNamespaceAllowed(deps.config, request.params.namespace);
+      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
       return pauseDirective(deps, request.params, true);
     },
   );
@@ -87,7 +87,7 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
     '/v1/directives/:namespace/:name/resume',
     { schema: { summary: 'Resume a paused directive', ...pauseSchema }, ...guard(auth) },
     async (request) => {
-      assertNamespaceAllowed(deps.config, request.params.namespace);
+      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
       return pauseDirective(deps, request.params, false);
     },
   );
@@ -100,7 +100,7 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
     '/v1/directives/:namespace/:name/abort',
     { schema: abortSchema, ...guard(auth) },
     async (request, reply) => {
-      assertNamespaceAllowed(deps.config, request.params.namespace);
+      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
       return reply.code(202).send(await abortRun(deps, request.params));
     },
   );

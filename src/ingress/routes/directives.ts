@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { directiveKey } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
-import { guard } from '../auth.js';
-import { assertNamespaceAllowed } from '../bounds.js';
+import { guard, senderOf } from '../auth.js';
+import { assertNamespaceAllowed, scopeOf } from '../bounds.js';
 import { HttpProblem } from '../http-errors.js';
 import { inRedis } from '../ingest.js';
 import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
@@ -21,12 +21,12 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         summary: "A directive's latest run: status and selector jobs",
         params: DirectiveParams,
-        response: { 200: DirectiveView, ...errorResponses(400, 401, 403, 404, 503) },
+        response: { 200: DirectiveView, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
       ...guard(auth),
     },
     async (request) => {
-      assertNamespaceAllowed(deps.config, request.params.namespace);
+      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
       const directive = await deps.kube.getDirective(request.params);
       const run = await currentRun(deps, directive);
       const issuedAt = run.issuedAt ?? directive.status?.issuedAt ?? undefined;
@@ -49,12 +49,12 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         summary: 'Retry the failed job of the latest run',
         params: DirectiveParams,
-        response: { 202: RetriedBody, ...errorResponses(400, 401, 403, 404, 409, 503) },
+        response: { 202: RetriedBody, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
       ...guard(auth),
     },
     async (request, reply) => {
-      assertNamespaceAllowed(deps.config, request.params.namespace);
+      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
       const directive = await deps.kube.getDirective(request.params);
       const run = await currentRun(deps, directive);
       const failed = (await jobsOf(deps, run)).filter((job) => job.state === 'failed');

@@ -64,16 +64,17 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       noteEvent(request, { shape: event.shape });
       if (request.query.dryRun === true) {
         noteEvent(request, { outcome: 'dry_run' });
-        return reply.code(200).send(await planEvent(deps, event));
+        return reply.code(200).send(await planEvent(deps, event, senderOf(request)));
       }
       // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
       // plain ignored event is answered without touching deps.
       const log = request.log as Logger;
       const scoped: AppDeps =
         event.kind === 'ignored' && cloudEvent === undefined ? deps : { ...deps, log };
+      const sender = senderOf(request);
       const result = cloudEvent
-        ? await ingestCloudEvent(scoped, cloudEvent, event, senderOf(request))
-        : await ingest(scoped, event);
+        ? await ingestCloudEvent(scoped, cloudEvent, event, sender)
+        : await ingest(scoped, event, sender);
       const outcome = 'ignored' in result ? 'ignored' : result.duplicate ? 'duplicate' : 'accepted';
       noteEvent(request, { outcome });
       if (log.isLevelEnabled('info')) {
