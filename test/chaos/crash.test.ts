@@ -7,10 +7,11 @@ import { directive, startHarness, waitForState, type Harness } from '../support/
 /**
  * Crash at any point: a worker process is SIGKILLed at a seeded random moment of a 3-selector
  * directive (10 pods each, replacements Ready after a delay) and restarted, run after run. Each
- * selector has a random maxUnavailable and bounceMode (delete or evict), and the directive is
- * paused for a while at a random moment: the unavailability bound must hold all along.
- * `npm test` runs CHAOS_RUNS (default 5); `npm run test:chaos` runs 30. A failure names its seed:
- * re-run one with CHAOS_SEED=<seed> CHAOS_RUNS=1.
+ * selector has a random maxUnavailable and bounceMode (delete, evict or rollout), and the
+ * directive is paused for a while at a random moment: the unavailability bound must hold all along.
+ * `npm run test:chaos` (which `.ci/run` runs) builds dist/ and runs CHAOS_RUNS seeds (30 there, 5
+ * for vitest run directly) from CHAOS_SEED (default 1). A failure names its seed: re-run one with
+ * `CHAOS_SEED=<seed> CHAOS_RUNS=1 npm run test:chaos`.
  */
 const RUNS = Number(process.env.CHAOS_RUNS ?? 5);
 const FIRST_SEED = Number(process.env.CHAOS_SEED ?? 1);

@@ -1,5 +1,6 @@
 import { AbortedError, PermanentError } from '../../errors.js';
 import type { OwnerGateway, RolloutOwner } from '../../kube/owners.js';
+import type { RolloutState } from '../../kube/rollout-status.js';
 import type { StepContext } from '../context.js';
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
@@ -36,25 +37,62 @@ function restartedAt(context: StepContext): string {
 }
 
 /**
- * Reads the owners restarted so far (and one whose restart was in flight: landed if its template
- * carries this run's restartedAt) and records which rollouts are complete.
+ * The uids of the chosen pods still in the API, terminating or not. kubectl's rules call a
+ * Deployment rolled out while its old ReplicaSet's last pods are still terminating (a ReplicaSet's
+ * status.replicas leaves them out), and such a pod still holds the old certificate; a DaemonSet
+ * with maxSurge does the same. So an owner is done only once its chosen pods are gone too.
+ */
+async function chosenStillThere(context: StepContext): Promise<Set<string>> {
+  const chosen = new Set((context.progress.chosen ?? []).map((pod) => pod.uid));
+  const { namespace, labels } = context.data.selector;
+  const pods =
+    context.deps.view?.pods(namespace, labels) ??
+    (await context.deps.kube.listPods(namespace, labels));
+  return new Set(pods.filter((pod) => chosen.has(pod.uid)).map((pod) => pod.uid));
+}
+
+/**
+ * The rollout state of an owner restarted, or in flight (then landed if its template carries this
+ * run's restartedAt: it joins `restarted`); undefined for a restart that never landed.
+ */
+async function landedRollout(
+  context: StepContext,
+  key: string,
+  restarted: Set<string>,
+): Promise<RolloutState | undefined> {
+  const namespace = context.data.selector.namespace;
+  const { restartedAt: value, state } = await ownersOf(context).rollout(namespace, parseKey(key));
+  if (!restarted.has(key) && value !== restartedAt(context)) return undefined;
+  restarted.add(key);
+  if (state.error !== undefined) throw new PermanentError(`${key}: ${state.error}`);
+  return state;
+}
+
+/**
+ * Reads the owners restarted so far (and one whose restart was in flight) and records which are
+ * done: the rollout complete by kubectl's rules and every chosen pod of the owner gone.
  */
 async function checkRolling(
   context: StepContext,
   restarted: Set<string>,
   done: Set<string>,
 ): Promise<string | undefined> {
-  const namespace = context.data.selector.namespace;
+  const owners = context.progress.podOwners ?? {};
   const inFlight = (context.progress.ownersRestarting ?? []).filter((key) => !restarted.has(key));
   let message: string | undefined;
+  let present: Set<string> | undefined;
   for (const key of [...inFlight, ...restarted]) {
     if (done.has(key)) continue;
-    const { restartedAt: value, state } = await ownersOf(context).rollout(namespace, parseKey(key));
-    if (!restarted.has(key) && value !== restartedAt(context)) continue; // never landed
-    restarted.add(key);
-    if (state.error !== undefined) throw new PermanentError(`${key}: ${state.error}`);
-    if (state.done) done.add(key);
-    else message ??= `${key}: ${state.message}`;
+    const state = await landedRollout(context, key, restarted);
+    if (state === undefined) continue;
+    if (!state.done) {
+      message ??= `${key}: ${state.message}`;
+      continue;
+    }
+    present ??= await chosenStillThere(context);
+    const left = [...present].filter((uid) => owners[uid] === key).length;
+    if (left === 0) done.add(key);
+    else message ??= `${key}: rolled out, ${left} chosen pod(s) not gone yet`;
   }
   await context.save({
     ownersRestarted: [...restarted],
