@@ -5,13 +5,25 @@ import { chosenPod } from '../plan.js';
 import { underLease } from './under-lease.js';
 
 /**
- * A pod needs bouncing unless it is already terminating or was created at or after `issuedAt`
+ * A pod needs bouncing unless it is already terminating, or was created at or after `issuedAt`
  * (creationTimestamp has one-second precision, so equal means "already has the new cert";
- * anything earlier is bounced: when in doubt, bounce).
+ * anything earlier is bounced: when in doubt, bounce), or at or after `cutoff`.
  */
-export function needsBounce(pod: PodInfo, issuedAt: Date | undefined): boolean {
+export function needsBounce(pod: PodInfo, issuedAt: Date | undefined, cutoff?: Date): boolean {
   if (pod.terminating) return false;
-  return issuedAt === undefined || pod.createdAt.getTime() < issuedAt.getTime();
+  const created = pod.createdAt.getTime();
+  if (cutoff !== undefined && created >= cutoff.getTime()) return false;
+  return issuedAt === undefined || created < issuedAt.getTime();
+}
+
+/**
+ * The second after the one the run was accepted in: a pod created then or later (a replacement of
+ * an earlier selector's pod, of another run's, or a scale-up) is not the run's to bounce, with or
+ * without an issuedAt. Whole seconds, as creationTimestamp has them: a pod created more than a
+ * second after the acceptance is always at or after it.
+ */
+export function acceptanceCutoff(acceptedAt: string): Date {
+  return new Date((Math.floor(Date.parse(acceptedAt) / 1000) + 1) * 1000);
 }
 
 /** Lists the selector's pods and records the choice in the job (under the directive's lease). */
@@ -23,11 +35,12 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   deps.view?.watchPods(data.selector.namespace);
   // A LIST, not the watch cache: it must show the pods an older run's batch just took down.
   const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
-  const chosen = pods.filter((pod) => needsBounce(pod, issuedAt)).map(chosenPod);
+  const cutoff = acceptanceCutoff(context.acceptedAt);
+  const chosen = pods.filter((pod) => needsBounce(pod, issuedAt, cutoff)).map(chosenPod);
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;
   context.note(
-    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating or created after issuedAt)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
+    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating, or created after issuedAt or after the run was accepted)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
   );
   return chosen;
 }
