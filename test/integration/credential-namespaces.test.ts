@@ -1,10 +1,16 @@
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, startHarness, type Harness } from '../support/harness.js';
 
 const ISSUER = 'issuer-token-8c1d2e3f4a5b6c7d';
 const CI = 'ci-token-1f2e3d4c5b6a7980';
-const SA_TOKEN = 'sa-token-9a8b7c6d5e4f3a2b';
+// A projected service-account token (a JWT for the audience), as the kubelet mounts one.
+const SA_TOKEN = serviceAccountJwt({
+  namespace: 'certs',
+  name: 'issuer',
+  audiences: ['pod-bouncer'],
+});
 const HMAC_SECRET = 'hmac-secret-6b5a4c3d2e1f';
 const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
 

@@ -1,3 +1,4 @@
+import { serviceAccountJwt } from '../../src/sim/index.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
@@ -77,7 +78,12 @@ describe('inline directives by server-side apply without force', () => {
 describe('a field manager per credential', () => {
   const ISSUER = 'issuer-token-5d1c8e2f9a7b3c60';
   const CI = 'ci-token-0a9b8c7d6e5f4a3b2c1d';
-  const SA_TOKEN = 'sa-token-7e6d5c4b3a291807';
+  // A projected service-account token (a JWT for the audience), as the kubelet mounts one.
+  const SA_TOKEN = serviceAccountJwt({
+    namespace: 'certs',
+    name: 'issuer',
+    audiences: ['pod-bouncer'],
+  });
   const HMAC_SECRET = 'hmac-secret-4f3e2d1c0b9a';
   let h: Harness;
   beforeAll(async () => {
