@@ -73,7 +73,10 @@ export const REPORTING_COMPONENT = 'pod-bouncer';
 /** An Event pod-bouncer itself recorded (an exporter forwarding every Event must not loop). */
 function recordedByUs(body: Record<string, unknown>): boolean {
   const source = isRecord(body.source) ? body.source.component : undefined;
-  return [body.reportingController, body.reportingComponent, source].includes(REPORTING_COMPONENT);
+  // Compared as a person would read them: "Pod-Bouncer" or "pod-bouncer " is still us.
+  const named = (value: unknown): boolean =>
+    typeof value === 'string' && value.trim().toLowerCase() === REPORTING_COMPONENT;
+  return [body.reportingController, body.reportingComponent, source].some(named);
 }
 
 /** A core/v1 Event as kubernetes-event-exporter posts it: the involved object is the reference. */

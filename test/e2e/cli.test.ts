@@ -95,6 +95,19 @@ describe('pod-bouncer CLI', () => {
     expect(versionAnswer).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
+  it('stops quietly when its reader closes the pipe early', async () => {
+    // `head` reads one line and exits: the rest of the help may meet a closed pipe (EPIPE), which
+    // printed a stack trace in about half the tries before; five tries.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const piped = await runCommand('sh', [
+        '-c',
+        `"${process.execPath}" bin/pod-bouncer.js --help | head -1`,
+      ]);
+      expect(piped.stdout).toMatch(/^Usage: pod-bouncer/);
+      expect(piped.stderr).toBe('');
+    }
+  });
+
   it('serve --help prints help and does not start the server', async () => {
     const port = await freePort();
     const result = await runCli(['serve', '--help'], { PORT: String(port), WEBHOOK_AUTH: 'none' });

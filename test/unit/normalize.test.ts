@@ -101,6 +101,29 @@ describe('normalizeBody', () => {
     ).toMatchObject({ kind: 'ignored' });
   });
 
+  it("ignores pod-bouncer's own Events however the name is spelled, so an exporter cannot loop", () => {
+    const about = { kind: 'PodBounceDirective', namespace: 'istio-system', name: 'certs' };
+    for (const spelling of ['pod-bouncer', 'Pod-Bouncer', ' pod-bouncer ', 'POD-BOUNCER']) {
+      for (const field of [
+        { reportingController: spelling },
+        { reportingComponent: spelling },
+        { source: { component: spelling } },
+      ]) {
+        const event = normalizeBody({
+          kind: 'Event',
+          involvedObject: about,
+          reason: 'Finished',
+          ...field,
+        });
+        expect(event.kind, `${JSON.stringify(field)}`).toBe('ignored');
+      }
+    }
+    expect(
+      normalizeBody({ kind: 'Event', involvedObject: about, reportingController: 'pod-bouncer-x' })
+        .kind,
+    ).toBe('reference');
+  });
+
   it('unwraps an Argo Events envelope', () => {
     const body = {
       context: { id: '1', source: 'webhook' },
