@@ -8,8 +8,9 @@ export { isRecord };
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-/** Years an issuance can plausibly carry; 0000 or 9999 is a bug in the sender, not a date. */
-const YEARS: [number, number] = [1970, 2200];
+/** Years before any certificate a mesh holds: 0000 is a bug in the sender, not a date. Later
+ * years are real instants; one far ahead is refused as in the future (422). */
+const YEARS: [number, number] = [1970, 9999];
 /** How far ahead of this server's clock a sender's clock may be. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
@@ -33,11 +34,11 @@ function realInstant(parts: RegExpExecArray): boolean {
 
 /**
  * RFC 3339 timestamp, or undefined when absent. A string that is not a real instant (2026-02-31,
- * 24:00, year 0000) is a BadEventError (400); one more than 5 minutes ahead of now is an
+ * 24:00, year 0000, the empty string) is a BadEventError (400); one more than 5 minutes ahead of now is an
  * InvalidDirectiveError (422): pods created "after" it would all be skipped.
  */
 export function parseTime(value: unknown, field: string, now = Date.now()): Date | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
+  if (value === undefined || value === null) return undefined;
   const parts = typeof value === 'string' ? RFC3339.exec(value) : null;
   if (typeof value !== 'string' || parts === null || !realInstant(parts)) {
     throw new BadEventError(field, 'must be an RFC 3339 timestamp such as 2026-11-29T12:00:00Z');
