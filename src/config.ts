@@ -79,6 +79,8 @@ export interface Config {
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
   readonly maxSelectors: number;
+  /** Runs a directive may start in any hour (MAX_RUNS_PER_HOUR; 429 above). */
+  readonly maxRunsPerHour: number;
   /** How long finished jobs and run markers are kept in Redis (CloudEvent ids: 24 hours). */
   readonly retentionDays: number;
   /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE'),
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
+    maxRunsPerHour: readInteger(env, 'MAX_RUNS_PER_HOUR'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
     defaultSoakSeconds: readInteger(env, 'DEFAULT_SOAK_SECONDS'),
     gates: gates(env),

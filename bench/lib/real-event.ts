@@ -30,6 +30,7 @@ export function attackEnv(bodyTimeoutSeconds: number): Record<string, string> {
     BODY_TIMEOUT_SECONDS: String(bodyTimeoutSeconds),
     // The real events of a run outnumber the default limit; attackers never reach it (no credential).
     RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_RUNS_PER_HOUR: '1000000',
   };
 }
 

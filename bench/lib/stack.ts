@@ -58,6 +58,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
       KUBE_BURST: '100000',
       // Every request still pays for the count; the load is one token's, far over the default.
       RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_RUNS_PER_HOUR: '1000000',
       WORKER_CONCURRENCY: '50',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
       ...options.env,

@@ -356,6 +356,15 @@ export const VARIABLES: readonly Variable[] = [
     doc: "most selectors a directive may have (422 above); Gloo's issuer writes one per workload of the mesh",
     chart: config,
   },
+  {
+    name: 'MAX_RUNS_PER_HOUR',
+    group: 'What a credential may do',
+    schema: integer(1, 1_000_000),
+    default: 6,
+    roles: BOTH,
+    doc: 'runs a directive may start in an hour (429 too_many_runs above): a looping sender costs bounded restarts',
+    chart: config,
+  },
   // Dashboard
   {
     name: 'DASHBOARD_USER',

@@ -21,6 +21,7 @@ export type ApiKube = Pick<
   | 'rolloutOwnerOf'
   | 'readSecretKey'
   | 'readConfigMapKey'
+  | 'recordEvent'
 >;
 
 /** Everything the HTTP layer talks to; tests build it from the real parts. */

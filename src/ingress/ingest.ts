@@ -7,6 +7,7 @@ import { runKeyOf } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
+import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
 
@@ -75,6 +76,7 @@ export function groupCommit(deps: AppDeps): GroupCommit {
     redis: deps.redis,
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
+    maxRunsPerHour: deps.config.maxRunsPerHour,
     ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
     durable: () => confirmReplicated(deps),
   });
@@ -91,6 +93,34 @@ function remember(
   const { uid, generation } = directive.metadata;
   const ref = { uid, generation, runKey: runKeyOf(issuedAt) };
   deps.recentRuns.remember(deps.config.queuePrefix, ref, enqueued.run, enqueued.lastsUntil);
+}
+
+/**
+ * A directive past MAX_RUNS_PER_HOUR: a Warning Event `TooManyRuns` (at most one a minute per
+ * directive, decided in Redis so that api replicas agree), then 429 with Retry-After. Nothing was
+ * claimed or enqueued.
+ */
+async function refuseTooManyRuns(
+  deps: AppDeps,
+  directive: Directive,
+  retryAfterMs: number,
+): Promise<never> {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const { uid } = directive.metadata;
+  const key = `${deps.config.queuePrefix}:bounce:too-many-runs-event:${uid}`;
+  const first = await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null);
+  if (first === 'OK') {
+    const message = `${deps.config.maxRunsPerHour} runs were started in the past hour (MAX_RUNS_PER_HOUR); the next is allowed in ${seconds} s.`;
+    deps.kube
+      .recordEvent(directive, { type: 'Warning', reason: 'TooManyRuns', message })
+      .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record TooManyRuns'));
+  }
+  throw new HttpProblem(
+    429,
+    'too_many_runs',
+    `${directiveKey(directive.metadata)} already started ${deps.config.maxRunsPerHour} runs in the past hour (MAX_RUNS_PER_HOUR); send it again in ${seconds} s.`,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 /**
@@ -158,6 +188,9 @@ export async function ingest(
       issuance: namesIssuance(event),
     }),
   );
+  if (enqueued.tooManyRuns !== undefined) {
+    await refuseTooManyRuns(deps, directive, enqueued.tooManyRuns.retryAfterMs);
+  }
   const { run, duplicate } = enqueued;
   // A recalled answer was confirmed by a replica when this process first gave it.
   if (enqueued.recalled !== true) remember(deps, directive, event.issuedAt, enqueued);

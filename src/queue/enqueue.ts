@@ -16,6 +16,8 @@ export interface EnqueueResult {
    * marker lives until then. Absent when the run may still change (a claim in progress).
    */
   lastsUntil?: number;
+  /** Refused: the directive started MAX_RUNS_PER_HOUR runs in the past hour; one more in this. */
+  tooManyRuns?: { retryAfterMs: number };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface GroupCommitDeps {
   prefix: string;
   /** How long finished jobs and run markers stay in Redis. */
   retentionSeconds: number;
+  /** MAX_RUNS_PER_HOUR: runs a directive may start in any hour. */
+  maxRunsPerHour?: number;
   /** Runs this process saw accepted: a repeated event is answered from them first. */
   recent?: RecentRuns;
   /**
@@ -139,7 +141,7 @@ function flowsToAdd(
   const flows = new Map<string, [Run, FlowJob]>();
   claims.forEach((claim, index) => {
     const { request, run } = batch[index]!;
-    if (claim.decision === 'new' || claim.inProgress) {
+    if (claim.decision === 'new' || (claim.decision === 'duplicate' && claim.inProgress)) {
       flows.set(run.jobIds[0]!, [run, runChain(request.directive, run, deps.retentionSeconds)]);
     }
   });
@@ -225,7 +227,10 @@ async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueR
     deps.redis,
     deps.prefix,
     batch.map(({ request, run }) => ({ run, issuance: request.issuance })),
-    deps.retentionSeconds,
+    {
+      retentionSeconds: deps.retentionSeconds,
+      budget: { perHour: deps.maxRunsPerHour ?? Number.MAX_SAFE_INTEGER },
+    },
   );
   followClaims(batch, claims);
   try {
@@ -239,6 +244,9 @@ async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<EnqueueR
     const { run } = batch[index]!;
     if (claim.decision === 'new') {
       return { run, duplicate: false, lastsUntil: confirmedAt + deps.retentionSeconds * 1000 };
+    }
+    if (claim.decision === 'too_many') {
+      return { run, duplicate: false, tooManyRuns: { retryAfterMs: claim.retryAfterMs } };
     }
     // Answered by another run's marker (see followClaims): the event's own runKey stays unknown
     // to Redis, so no cache may answer for it.

@@ -88,6 +88,11 @@ export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;
 }
 
+/** The runs a directive started in the past hour: a sorted set of `generation:runKey` by time. */
+export function runBudgetKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:runs-hour:${uid}`;
+}
+
 /**
  * Redis key that asks the worker to end one run (uid, generation, runKey): set by the abort route,
  * deleted by the retry route before it retries the failed job.

@@ -8,9 +8,11 @@ import type { Redis } from 'ioredis';
  */
 
 /*
- * KEYS: per run, its latest-run record, its accepted marker and its sent key (`names.ts`: of its
- * issuedAt as sent, written only when that differs from the runKey). ARGV: claim TTL, retention
- * TTL, then per run: generation, runKey, issuance (1|0), record JSON. Decided in order: a later run
+ * KEYS: per run, its latest-run record, its accepted marker, its sent key (`names.ts`: of its
+ * issuedAt as sent, written only when that differs from the runKey) and its directive's run
+ * budget. ARGV: claim TTL, retention TTL, now (ms), MAX_RUNS_PER_HOUR, then per run: generation,
+ * runKey, issuance (1|0), record JSON. A new run past the budget is answered `too_many` with the
+ * ms until one more is allowed, and claims nothing; duplicates never count. Decided in order: a later run
  * of the batch sees what an earlier one claimed. One script, so two api replicas given events at
  * once cannot both decide that the same issuance starts a run.
  *
@@ -20,6 +22,18 @@ import type { Redis } from 'ioredis';
  */
 export const CLAIM = `
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
+local HOUR = 3600000
+local function withinBudget(key, gen, runKey)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - HOUR)
+  if redis.call('ZCARD', key) >= budget then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return tonumber(oldest[2]) + HOUR - now
+  end
+  redis.call('ZADD', key, now, gen .. ':' .. runKey)
+  redis.call('PEXPIRE', key, HOUR)
+  return nil
+end
 local function seen(marker, sent, runKey)
   local accepted = redis.call('GET', marker)
   if accepted then return accepted, marker, runKey end
@@ -30,7 +44,7 @@ local function seen(marker, sent, runKey)
   if accepted then return accepted, other, target end
   return nil
 end
-local function claim(record, marker, sent, gen, runKey, issuance, json)
+local function claim(record, marker, sent, runs, gen, runKey, issuance, json)
   local current = redis.call('GET', record)
   local accepted, key, target = seen(marker, sent, runKey)
   if accepted then
@@ -46,6 +60,8 @@ local function claim(record, marker, sent, gen, runKey, issuance, json)
       end
     end
   end
+  local wait = withinBudget(runs, gen, runKey)
+  if wait then return {'too_many', current or '', '', wait} end
   redis.call('SET', marker, 'claimed', 'EX', claimTtl)
   if string.sub(sent, -#runKey - 1) ~= ':' .. runKey then
     redis.call('SET', sent, runKey, 'EX', claimTtl)
@@ -54,9 +70,9 @@ local function claim(record, marker, sent, gen, runKey, issuance, json)
   return {'new', current or '', ''}
 end
 local replies = {}
-for i = 1, #KEYS / 3 do
-  local a = 2 + (i - 1) * 4
-  replies[i] = claim(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
+for i = 1, #KEYS / 4 do
+  local a = 4 + (i - 1) * 4
+  replies[i] = claim(KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
 end
 return replies
 `;

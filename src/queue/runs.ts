@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME, acceptedKey, latestRunKey, sentKey } from './names.js';
+import { QUEUE_NAME, acceptedKey, latestRunKey, runBudgetKey, sentKey } from './names.js';
 import { runCommands, type ClaimReply } from './run-scripts.js';
 
 /**
@@ -40,6 +40,8 @@ export function isLatest(run: Run | undefined, generation: number, runKey: strin
 /** A claim's answer: a new run (the caller enqueues it), or an earlier one that already covers it. */
 export type RunClaim =
   | { decision: 'new'; previous: Run | undefined }
+  /** A new run past MAX_RUNS_PER_HOUR: nothing claimed; one more is allowed in `retryAfterMs`. */
+  | { decision: 'too_many'; retryAfterMs: number }
   | {
       decision: 'duplicate';
       latest: Run | undefined;
@@ -78,12 +80,28 @@ export interface ClaimRequest {
   issuance: boolean;
 }
 
+/** How many runs a directive may start in any hour (MAX_RUNS_PER_HOUR), and the time now. */
+export interface RunBudget {
+  perHour: number;
+  now?: number;
+}
+
 /** The claim script's arguments for a batch: the keys of every run, then its own values. */
-function claimArgs(prefix: string, requests: readonly ClaimRequest[], retention: number): string[] {
+function claimArgs(
+  prefix: string,
+  requests: readonly ClaimRequest[],
+  retention: number,
+  budget: RunBudget,
+): string[] {
   const keyArgs: string[] = [];
-  const valueArgs = [String(CLAIM_TTL_SECONDS), String(retention)];
+  const valueArgs = [
+    String(CLAIM_TTL_SECONDS),
+    String(retention),
+    String(budget.now ?? Date.now()),
+    String(budget.perHour),
+  ];
   for (const { run, issuance } of requests) {
-    keyArgs.push(...keys(prefix, run));
+    keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, run.uid));
     valueArgs.push(String(run.generation), run.runKey, issuance ? '1' : '0', JSON.stringify(run));
   }
   return [String(keyArgs.length), ...keyArgs, ...valueArgs];
@@ -94,6 +112,7 @@ function claimOf(
   request: ClaimRequest,
 ): RunClaim {
   if (decision === 'new') return { decision, previous: parse(current) };
+  if (decision === 'too_many') return { decision, retryAfterMs: Math.max(0, Number(ttl ?? 0)) };
   const inProgress = marker === 'claimed';
   const accepted = marker !== '' && !inProgress && ttl !== undefined && ttl > 0;
   return {
@@ -112,16 +131,18 @@ function claimOf(
  * an issuance) a later or equal `issuedAt` (for object shapes: any) → duplicate. Otherwise the
  * run's marker is claimed and the record points at it, so the older run's jobs stop at their
  * next check. A batch of claims is one script call: decided in order (a later run of the batch
- * sees what an earlier one claimed), all at once, atomically.
+ * sees what an earlier one claimed), all at once, atomically. A new run past the directive's
+ * budget (MAX_RUNS_PER_HOUR in any hour) is `too_many` and claims nothing.
  */
 export async function claimRuns(
   redis: Redis,
   prefix: string,
   requests: readonly ClaimRequest[],
-  retentionSeconds: number,
+  limits: { retentionSeconds: number; budget?: RunBudget },
 ): Promise<RunClaim[]> {
   if (requests.length === 0) return [];
-  const args = claimArgs(prefix, requests, retentionSeconds);
+  const budget = limits.budget ?? { perHour: Number.MAX_SAFE_INTEGER };
+  const args = claimArgs(prefix, requests, limits.retentionSeconds, budget);
   const replies = await runCommands(redis).podBouncerClaimRuns(...args);
   return replies.map((reply, index) => claimOf(reply, requests[index]!));
 }
@@ -133,12 +154,9 @@ export async function claimRun(
   run: Run,
   options: { issuance: boolean; retentionSeconds: number },
 ): Promise<RunClaim> {
-  const [claim] = await claimRuns(
-    redis,
-    prefix,
-    [{ run, issuance: options.issuance }],
-    options.retentionSeconds,
-  );
+  const [claim] = await claimRuns(redis, prefix, [{ run, issuance: options.issuance }], {
+    retentionSeconds: options.retentionSeconds,
+  });
   return claim!;
 }
 
@@ -183,6 +201,8 @@ export async function releaseRun(
   previous: Run | undefined,
 ): Promise<void> {
   const before = previous === undefined ? '' : JSON.stringify(previous);
+  // Not accepted: it does not count against the directive's budget either.
+  await redis.zrem(runBudgetKey(prefix, run.uid), `${run.generation}:${run.runKey}`);
   await runCommands(redis).podBouncerReleaseRun(
     ...keys(prefix, run),
     JSON.stringify(run),

@@ -62,7 +62,7 @@ describe('run claims and confirmations, a batch per script call', () => {
         // An object shape starts nothing for a generation that has a run, whatever its time.
         { run: runOf('b', 2, 3_000), issuance: false },
       ],
-      RETENTION,
+      { retentionSeconds: RETENTION },
     );
     expect(claims).toEqual([
       { decision: 'new', previous: undefined },
@@ -87,7 +87,9 @@ describe('run claims and confirmations, a batch per script call', () => {
     expect(await latestRun(redis, prefix, 'a')).toEqual(a2);
     expect(await redis.get(acceptedKey(prefix, 'b', 2, b2.runKey))).toBe('claimed');
 
-    const [repeat] = await claimRuns(redis, prefix, [{ run: a1, issuance: true }], RETENTION);
+    const [repeat] = await claimRuns(redis, prefix, [{ run: a1, issuance: true }], {
+      retentionSeconds: RETENTION,
+    });
     expect(repeat).toMatchObject({ decision: 'duplicate', latest: a2, inProgress: false });
     expect(repeat?.decision === 'duplicate' && repeat.acceptedTtlMs).toBeGreaterThan(0);
   });

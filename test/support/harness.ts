@@ -58,8 +58,10 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
       PORT: '0',
       POLL_INTERVAL_MS: '100',
       JOB_LOCK_MS: '2000',
-      // Tests send bursts of events from one token; the limit itself is proven in rate-limit.test.
+      // Tests send bursts of events from one token, and many runs of one directive; the limits
+      // themselves are proven in rate-limit.test and run-budget.test.
       RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_RUNS_PER_HOUR: '1000000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.env,
     },
