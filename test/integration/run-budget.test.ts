@@ -3,7 +3,7 @@
 // most; duplicates never count, and other directives are not affected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 
 describe('the run budget of a directive', () => {
   let h: Harness;
@@ -17,8 +17,9 @@ describe('the run budget of a directive', () => {
   });
   afterAll(async () => h.close());
 
-  const at = (secondsAgo: number): string =>
-    new Date(Math.floor(Date.now() / 1000 - secondsAgo) * 1000).toISOString();
+  // Fixed once: a repeat must carry the very same issuedAt.
+  const start = Math.floor(Date.now() / 1000);
+  const at = (secondsAgo: number): string => new Date((start - secondsAgo) * 1000).toISOString();
   const send = (name: string, issuedAt: string) =>
     h.post({ directive: { namespace: 'bookinfo', name }, issuedAt });
 
@@ -47,7 +48,7 @@ describe('the run budget of a directive', () => {
           (event: any) =>
             event.reason === 'TooManyRuns' && event.involvedObject?.name === 'looping',
         );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually('the TooManyRuns Event', () => (events().length > 0 ? true : undefined));
     expect(events()).toHaveLength(1);
     expect(events()[0]).toMatchObject({ type: 'Warning' });
     // A repeat of an accepted run is still a duplicate, and another directive still runs.
