@@ -5,8 +5,11 @@
  * every SWEEP_INTERVAL_MS removes the series of directives that no longer exist.
  */
 
-import type { ObjectRef } from '../directive/types.js';
+import type { DirectiveState, ObjectRef } from '../directive/types.js';
 import { directiveLastFinished, directiveLastTransition, directiveState } from './registry.js';
+
+/** The states `pod_bouncer_directive_state` has a series for, per directive. */
+export const STATES: readonly DirectiveState[] = ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED'];
 
 export const MAX_TRACKED_DIRECTIVES = 1000;
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -35,7 +38,7 @@ export function forgetDirective(ref: ObjectRef): void {
 function removeSeries({ namespace, name }: ObjectRef): void {
   directiveLastTransition.remove({ namespace, name });
   directiveLastFinished.remove({ namespace, name });
-  for (const state of ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED']) {
+  for (const state of STATES) {
     directiveState.remove({ namespace, name, state });
   }
 }

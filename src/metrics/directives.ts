@@ -1,7 +1,6 @@
-import type { DirectiveState } from '../directive/types.js';
 import { packageVersion } from '../package-root.js';
 import type { TransitionWritten } from '../status/writer.js';
-import { trackDirective } from './directive-series.js';
+import { STATES, trackDirective } from './directive-series.js';
 import {
   buildInfo,
   directiveLastFinished,
@@ -9,8 +8,6 @@ import {
   directiveState,
   statusTransitions,
 } from './registry.js';
-
-const STATES: readonly DirectiveState[] = ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED'];
 
 /** The version of package.json (which ships beside the code), or `unknown` without it. */
 function versionOrUnknown(): string {
