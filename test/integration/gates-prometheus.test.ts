@@ -1,17 +1,13 @@
 // Alerts and query gates judged by a real Prometheus (Debian's package; .ci/run installs it): a
 // firing alert closes, a pending one does not; a query must give one sample within its bounds; an
 // unreachable, slow or erroring Prometheus is a closed gate; one request per gate per interval.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { GateJudge } from '../../src/gates/judge.js';
 import { PrometheusClient } from '../../src/gates/prometheus.js';
 import { requiredBinary } from '../support/binaries.js';
-import { eventually } from '../support/harness.js';
+import { startPrometheus, type OwnPrometheus } from '../support/prometheus-server.js';
 import { freePort } from '../support/redis-server.js';
 
 const prometheus = requiredBinary('prometheus', 'apt-get install -y prometheus');
@@ -28,42 +24,16 @@ const RULES = `groups:
 `;
 
 describe.skipIf(prometheus === undefined)('gates judged by a real Prometheus', () => {
-  let server: ChildProcess;
-  let dir: string;
+  let prom: OwnPrometheus;
   let url: string;
   let silent: Server;
   let silentUrl: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pb-gates-'));
-    await writeFile(join(dir, 'rules.yml'), RULES);
-    await writeFile(
-      join(dir, 'prometheus.yml'),
-      'global:\n  evaluation_interval: 1s\nrule_files: [rules.yml]\n',
-    );
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(
-      prometheus!,
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    prom = await startPrometheus(prometheus!, RULES);
+    url = prom.url;
     // Up once the first alert fires and the other is pending.
-    await eventually(
-      'Prometheus to evaluate the rules',
-      async () => {
-        const answer = await fetch(`${url}/api/v1/alerts`).catch(() => undefined);
-        const body = (await answer?.json().catch(() => undefined)) as
-          { data: { alerts: Array<{ state: string }> } } | undefined;
-        const states = body?.data.alerts.map((alert) => alert.state).sort() ?? [];
-        return states.join() === 'firing,pending' ? true : undefined;
-      },
-      60_000,
-    );
+    await prom.alertsAre({ IstioHigh5xxRate: 'firing', KubePodCrashLooping: 'pending' });
     // A Prometheus that takes the connection and never answers.
     silent = createServer(() => undefined);
     const silentPort = await freePort();
@@ -72,10 +42,9 @@ describe.skipIf(prometheus === undefined)('gates judged by a real Prometheus', (
   }, 90_000);
 
   afterAll(async () => {
-    server?.kill('SIGKILL');
     silent?.closeAllConnections();
     silent?.close();
-    await rm(dir, { recursive: true, force: true });
+    await prom?.close();
   });
 
   const judgeOf = (target = url, timeoutMs = 5000) =>
