@@ -1,28 +1,28 @@
 import type { Queue } from 'bullmq';
 import type { Directive } from '../directive/types.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { DemoClock } from './clock.js';
 
 export type Print = (line: string) => void;
 
+/** A job log entry may hold several lines, each stamped `[<ISO time>] step: message`. */
+const LOG_STAMP = /^\[([^\]]+)\]\s*/;
+
 /**
  * Follows a directive the way an operator would with `kubectl get pbd -w` and the dashboard:
- * status transitions and every job log line, each stamped with the time since the event.
+ * status transitions and every job log line, each on the demo's clock.
  */
 export class ProgressPrinter {
   private readonly seenLines = new Map<string, number>();
   private lastState = '';
   private lastMessage = '';
-  private readonly startedAt = Date.now();
 
   constructor(
     private readonly kube: KubeGateway,
     private readonly queue: Queue,
     private readonly print: Print,
+    private readonly clock: DemoClock,
   ) {}
-
-  private stamp(): string {
-    return `[+${((Date.now() - this.startedAt) / 1000).toFixed(1).padStart(5)}s]`;
-  }
 
   /** Prints what changed since the last call and returns the directive as now read. */
   async poll(ref: { namespace: string; name: string }, jobIds: string[]): Promise<Directive> {
@@ -32,7 +32,9 @@ export class ProgressPrinter {
     if (state !== this.lastState) {
       this.lastState = state;
       const error = directive.status?.error ? ` (${directive.status.error})` : '';
-      this.print(`${this.stamp()} directive ${ref.namespace}/${ref.name} is ${state}${error}`);
+      this.print(
+        `${this.clock.stamp()} directive ${ref.namespace}/${ref.name} is ${state}${error}`,
+      );
     }
     // What `kubectl get pbd` shows in its READY and MESSAGE columns, as it changes (batches too).
     const ready = directive.status?.conditions?.find((condition) => condition.type === 'Ready');
@@ -40,7 +42,7 @@ export class ProgressPrinter {
       ready === undefined ? '' : `Ready=${ready.status} ${ready.reason}: ${ready.message}`;
     if (message !== '' && message !== this.lastMessage) {
       this.lastMessage = message;
-      this.print(`${this.stamp()} ${message}`);
+      this.print(`${this.clock.stamp()} ${message}`);
     }
     return directive;
   }
@@ -48,8 +50,13 @@ export class ProgressPrinter {
   private async printJobLogs(index: number, jobId: string): Promise<void> {
     const seen = this.seenLines.get(jobId) ?? 0;
     const { logs } = await this.queue.getJobLogs(jobId, seen, -1);
-    for (const line of logs) {
-      this.print(`${this.stamp()} selector ${index}  ${line.replace(/^\[[^\]]+\]\s*/, '')}`);
+    for (const line of logs.flatMap((entry) => entry.split('\n'))) {
+      const at = LOG_STAMP.exec(line)?.[1];
+      const when = at === undefined ? Number.NaN : Date.parse(at);
+      const text = line.replace(LOG_STAMP, '');
+      this.print(
+        `${this.clock.stamp(Number.isNaN(when) ? undefined : when)} selector ${index}  ${text}`,
+      );
     }
     this.seenLines.set(jobId, seen + logs.length);
   }

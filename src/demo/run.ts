@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../config.js';
-import { checkRedis } from '../preflight.js';
 import { demoMesh, type Simulator } from '../sim/index.js';
 import { startSimStack } from '../stack/sim-stack.js';
+import { DemoClock } from './clock.js';
+import { demoRedis } from './private-redis.js';
 import { ProgressPrinter, type Print } from './progress.js';
+import { readableLog } from './readable-log.js';
 
 const DEMO_TIMEOUT_MS = 120_000;
 
@@ -34,16 +35,31 @@ async function postEvent(
  */
 export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
   const print: Print = (line) => process.stdout.write(`${line}\n`);
-  await checkRedis(
-    loadConfig({ REDIS_URL: env.REDIS_URL }).redis,
-    'start Redis with `docker compose up -d redis` or `redis-server --daemonize yes`, or set REDIS_URL',
-  );
+  const clock = new DemoClock();
+  const redis = await demoRedis(env.REDIS_URL, print);
+  try {
+    return await runOnRedis(env, redis.url, print, clock);
+  } finally {
+    await redis.stop();
+  }
+}
+
+async function runOnRedis(
+  env: Record<string, string | undefined>,
+  redisUrl: string | undefined,
+  print: Print,
+  clock: DemoClock,
+): Promise<number> {
   // The demo's queue prefix is its own: the stack leaves nothing of it behind in a shared Redis.
   const stack = await startSimStack({
     prefix: `pod-bouncer-demo-${randomBytes(4).toString('hex')}`,
+    // Log lines are printed as sentences on the demo's clock, not as JSON.
+    logDestination: readableLog(clock, print),
     env: {
-      REDIS_URL: env.REDIS_URL,
+      REDIS_URL: redisUrl,
       LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+      // The demo mesh's own namespaces: nothing else in the simulated cluster is touched.
+      ALLOWED_NAMESPACES: env.ALLOWED_NAMESPACES ?? 'istio-system,bookinfo',
       WEBHOOK_AUTH: 'none',
       HOST: '127.0.0.1',
       PORT: '0',
@@ -65,18 +81,16 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       directive: ref,
       issuedAt: new Date().toISOString(),
     });
-    print(`  → ${answer.status} ${JSON.stringify(answer.body)}\n`);
+    print(`  → ${describeAnswer(answer)}\n`);
     if (answer.status !== 202) return 1;
     const finished = await follow(
-      new ProgressPrinter(kube, serve.queue, print),
+      new ProgressPrinter(kube, serve.queue, print, clock),
       ref,
       answer.body.jobIds as string[],
     );
     print(`\nMesh pods after the rotation:`);
     describeMesh(sim, print);
-    print(
-      `\n${finished ? 'FINISHED' : 'did not finish'}: ${sim.deletedPods().length} pod(s) deleted.`,
-    );
+    print(`\n${finished ? 'FINISHED' : 'did not finish'}: ${bouncedSummary(sim)}.`);
     return finished ? 0 : 1;
   } finally {
     await stack.close();
@@ -97,4 +111,32 @@ async function follow(
     await sleep(200);
   }
   return false;
+}
+
+/** "7 pod(s) evicted", "2 pod(s) evicted, 1 deleted": how the run's pods went, as the API saw it. */
+function bouncedSummary(sim: Simulator): string {
+  const evictions = new Set(
+    sim
+      .requests()
+      .filter((request) => request.method === 'POST' && request.subresource === 'eviction')
+      .map((request) => request.path.replace(/\/eviction$/, '')),
+  );
+  const gone = sim.deletedPods();
+  const evicted = gone.filter((pod) =>
+    evictions.has(`/api/v1/namespaces/${pod.namespace}/pods/${pod.name}`),
+  ).length;
+  const deleted = gone.length - evicted;
+  if (deleted === 0) return `${evicted} pod(s) evicted`;
+  if (evicted === 0) return `${deleted} pod(s) deleted`;
+  return `${evicted} pod(s) evicted, ${deleted} deleted`;
+}
+
+/** The 202 in words: which run, and its selector jobs (`<uid>.g<generation>.r<runKey>.s<index>`). */
+function describeAnswer(answer: { status: number; body: Record<string, unknown> }): string {
+  const { generation, jobIds, message } = answer.body;
+  if (answer.status !== 202 || !Array.isArray(jobIds)) {
+    return `${answer.status}: ${typeof message === 'string' ? message : 'refused'}`;
+  }
+  const first = String(jobIds[0]);
+  return `202 accepted: generation ${String(generation)}, ${jobIds.length} selector job(s), ${first} to ${first.replace(/\.s0$/, `.s${jobIds.length - 1}`)}`;
 }
