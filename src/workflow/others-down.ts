@@ -12,13 +12,15 @@ export interface SentPod {
  * (under the bounce lease, so no other run sends anything meanwhile).
  */
 export interface Inherited {
-  /** Pods another run took down whose Ready replacement is owed outside this run's chosen pods. */
+  /** The pods another run took down: never a replacement, however a lagging watch shows them. */
+  taken: string[];
+  /** Of those, how many are owed a Ready replacement outside this run's chosen pods. */
   owed: number;
   /** Chosen pods that may be another run's replacements: down while they are not Ready. */
   theirs: string[];
 }
 
-export const NOTHING_INHERITED: Inherited = { owed: 0, theirs: [] };
+export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
 
 /**
  * DESIGN §4: never more than maxUnavailable of a selector's pods down because of pod-bouncer,
@@ -35,7 +37,8 @@ export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly Pod
   if (others.length === 0) return NOTHING_INHERITED;
   const since = Math.min(...others.map((pod) => pod.since));
   const theirs = chosen.filter((pod) => pod.createdAt.getTime() >= since).map((pod) => pod.uid);
-  return { owed: Math.max(0, others.length - theirs.length), theirs };
+  const taken = others.map((pod) => pod.uid);
+  return { taken, owed: Math.max(0, others.length - theirs.length), theirs };
 }
 
 /** Pods another run took down, as counted against this run's maxUnavailable now. */

@@ -90,6 +90,11 @@ export class SentPods {
   /** Keeps what a job inherited from other runs when it chose (beside the entries, not in the job). */
   async keepInherited(data: SelectorJobData, inherited: Inherited): Promise<void> {
     const key = sentPodsKey(this.prefix, data.directive.uid);
+    // Nothing inherited, nothing stored (what an earlier attempt of the job kept is cleared).
+    if (inherited.taken.length === 0) {
+      await this.redis.hdel(key, jobField(data));
+      return;
+    }
     await this.redis
       .multi()
       .hset(key, jobField(data), JSON.stringify(inherited))
@@ -103,9 +108,11 @@ export class SentPods {
     const raw = await this.redis.hget(key, jobField(data));
     if (raw === null) return NOTHING_INHERITED;
     const parsed = JSON.parse(raw) as Partial<Inherited>;
+    const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
     return {
+      taken: list(parsed.taken),
       owed: Number(parsed.owed ?? 0),
-      theirs: Array.isArray(parsed.theirs) ? parsed.theirs : [],
+      theirs: list(parsed.theirs),
     };
   }
 }

@@ -19,12 +19,13 @@ describe('what an older run took down, as a newer run counts it', () => {
       { uid: 'b', since: SECOND },
     ];
     const chosen = [pod('c', SECOND - 60_000), pod('d', SECOND - 60_000)];
-    expect(inheritedAtChoice(sent, chosen)).toEqual({ owed: 2, theirs: [] });
+    expect(inheritedAtChoice(sent, chosen)).toEqual({ taken: ['a', 'b'], owed: 2, theirs: [] });
   });
 
   it('owes nothing for its own pods, nor for pods another run recorded but never sent', () => {
     const chosen = [pod('a', SECOND - 60_000)];
     expect(inheritedAtChoice([{ uid: 'a', since: SECOND }], chosen)).toEqual({
+      taken: [],
       owed: 0,
       theirs: [],
     });
@@ -34,7 +35,7 @@ describe('what an older run took down, as a newer run counts it', () => {
     const sent = [{ uid: 'a', since: SECOND }];
     const replacement = pod('r', SECOND + 200, false);
     const inherited = inheritedAtChoice(sent, [replacement, pod('c', SECOND - 60_000)]);
-    expect(inherited).toEqual({ owed: 0, theirs: ['r'] });
+    expect(inherited).toEqual({ taken: ['a'], owed: 0, theirs: ['r'] });
     expect(inheritedDown(inherited, new Set(), [replacement])).toEqual({ owed: 0, unready: 1 });
     expect(inheritedDown(inherited, new Set(), [{ ...replacement, ready: true }]).unready).toBe(0);
     // Once this run bounced it, its own count has it.

@@ -78,20 +78,27 @@ async function batchGate(
   const chosen = context.progress.chosen ?? [];
   const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
   const own = replacementsWanted(chosen, bounced, limit, nextBatch);
-  if (own === 0 && inherited.owed === 0 && inherited.theirs.length === 0) return undefined;
+  if (own === 0 && inherited.taken.length === 0) return undefined;
   const pods = await selectorPods(context);
   const others = inheritedDown(inherited, bounced, pods);
   const wanted =
     replacementsWanted(chosen, bounced, limit - others.unready, nextBatch) + others.owed;
   if (wanted === 0) return undefined;
-  const ready = replacementsAmong(context, pods).length;
+  const taken = new Set(inherited.taken);
+  const ready = replacementsAmong(context, pods).filter((pod) => !taken.has(pod.uid)).length;
   if (ready >= wanted) return undefined;
   const { namespace, labels } = context.data.selector;
   return {
     what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
-    wake: { kind: 'replicas', namespace, labels, wanted, exclude: chosen.map((pod) => pod.uid) },
+    wake: {
+      kind: 'replicas',
+      namespace,
+      labels,
+      wanted,
+      exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
+    },
   };
 }
 
