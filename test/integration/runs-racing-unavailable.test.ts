@@ -23,6 +23,8 @@ describe('a burst of later issuances against slow readiness', () => {
     h = await startHarness('racing-unavailable');
   });
   afterAll(async () => h.close());
+  /** Originals of the earlier cases on the same simulator, checked by those cases. */
+  const earlier: string[] = [];
 
   it('never has more than maxUnavailable pods down, and sends no pod a second eviction', async () => {
     const namespaces = Array.from({ length: TRIALS }, (_, trial) => `burst-${trial}`);
@@ -47,7 +49,6 @@ describe('a burst of later issuances against slow readiness', () => {
     // Every issuance is later than the pods' creation second and earlier than any replacement's.
     await sleep(1100);
     const second = Math.floor(Date.now() / 1000) * 1000;
-    const earlier: string[] = [];
     for (const namespace of namespaces) {
       const originals = podUids(h, namespace, labels);
       const probe = await probeAvailability(h, namespace, labels, REPLICAS);
@@ -75,5 +76,43 @@ describe('a burst of later issuances against slow readiness', () => {
       expectEachDeletedOnce(h, originals, earlier);
       earlier.push(...originals);
     }
+  });
+  it('a new generation, sent while the first batch is down, counts that batch too', async () => {
+    const namespace = 'generation';
+    const labels = { app: 'ratings' };
+    h.sim.addWorkload({
+      namespace,
+      name: 'ratings',
+      kind: 'ReplicaSet',
+      labels,
+      replicas: REPLICAS,
+      readinessDelayMs: 1500,
+      terminationGraceMs: 300,
+    });
+    const selector = { namespace, labels, maxUnavailable: MAX_UNAVAILABLE };
+    h.sim.applyDirective(directive(namespace, 'certs', [{ ...selector, waitForReplicas: 1 }]));
+    const originals = podUids(h, namespace, labels);
+    const probe = await probeAvailability(h, namespace, labels, REPLICAS);
+    expect((await h.post({ directive: { namespace, name: 'certs' } })).status).toBe(202);
+    await eventually('the first batch to be sent', () =>
+      h.sim.deletedPods().some((pod) => pod.namespace === namespace) ? true : undefined,
+    );
+    // A spec change: generation 2 supersedes the run whose first batch is not Ready yet.
+    h.sim.applyDirective(directive(namespace, 'certs', [{ ...selector, waitForReplicas: 2 }]));
+    const second = await h.post({ directive: { namespace, name: 'certs' } });
+    expect(second.body.generation).toBe(2);
+    await eventually('generation 2 to finish', () => {
+      const status = h.sim.getDirective(namespace, 'certs')?.status;
+      return status?.state === 'FINISHED' && status.observedGeneration === 2 ? true : undefined;
+    });
+    probe.stop();
+    console.log(`${namespace}: max unavailable ${probe.maxUnavailable} of ${REPLICAS}`);
+    expect(probe.maxUnavailable).toBeLessThanOrEqual(MAX_UNAVAILABLE);
+    // Without an issuedAt, generation 2 bounces every pod it finds, the first run's replacements
+    // included (the path where a run counts replacements it chose itself); each pod once.
+    const gone = h.sim.deletedPods().filter((pod) => pod.namespace === namespace);
+    expect(gone.map((pod) => pod.uid)).toEqual(expect.arrayContaining(originals));
+    const requests = h.sim.deleteRequestsByUid();
+    for (const pod of gone) expect(requests.get(pod.uid), pod.name).toBe(1);
   });
 });
