@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { lazyChildLogger, type Logger } from '../logger.js';
 import { RecentRuns } from '../queue/recent-runs.js';
 import { createAuthenticator, settleHook, type Authenticator } from './auth.js';
+import { DASHBOARD_PATH } from './dashboard-path.js';
 import { limitBodyTime } from './body-timeout.js';
 import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
@@ -12,6 +13,7 @@ import { FollowUps } from './follow-ups.js';
 import { groupCommit } from './ingest.js';
 import { clientErrorHandler, sendProblem } from './http-errors.js';
 import { registerOpenApi } from './openapi.js';
+import { refuseUnknownQuery } from './query-params.js';
 import { requestLogging } from './refusal-log.js';
 import { directiveControlRoutes } from './routes/directive-controls.js';
 import { directiveRoutes } from './routes/directives.js';
@@ -120,6 +122,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendProblem(noRoute(request), request, reply));
   quietRoutine(app);
+  // bull-board's UI and API read parameters of their own; its guard decides what it may do.
+  refuseUnknownQuery(app, (url) => url.startsWith(DASHBOARD_PATH));
   await registerOpenApi(app);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   await typed.register(healthRoutes, { deps });

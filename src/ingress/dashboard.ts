@@ -5,7 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { selectorJobLabel } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { safeEqual } from './auth.js';
+import { uniformDashboardErrors } from './dashboard-errors.js';
 import { DASHBOARD_PATH } from './dashboard-path.js';
+import { HttpProblem } from './http-errors.js';
 import { bullBoardUiPath, loadEditedUi, serveEditedUi } from './dashboard-ui.js';
 import type { AppDeps } from './deps.js';
 
@@ -127,8 +129,9 @@ function tolerantJsonParser(app: FastifyInstance): void {
     ) => {
       try {
         done(null, body === '' ? {} : JSON.parse(body));
-      } catch (error) {
-        done(error as Error);
+      } catch {
+        // A 400 that says so, not the 500 of an unexpected SyntaxError.
+        done(new HttpProblem(400, 'bad_request', 'The request body is not valid JSON.'));
       }
     },
   );
@@ -147,6 +150,7 @@ export function dashboardPlugin(deps: AppDeps, credentials: DashboardCredentials
     const jobState = (id: string): Promise<string> => bounceQueue.getJobState(id);
     app.addHook('onRequest', basicAuthGuard(credentials));
     app.addHook('onRequest', actionGuard(jobState));
+    uniformDashboardErrors(app);
     tolerantJsonParser(app);
     const serverAdapter = new FastifyAdapter().setBasePath(DASHBOARD_PATH);
     // bull-board 9.10 has no per-action switch: readOnlyMode would hide Retry and pause too.

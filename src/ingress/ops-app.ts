@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registry } from '../metrics/registry.js';
 import { sendProblem } from './http-errors.js';
+import { refuseUnknownQuery } from './query-params.js';
 import { requestLogging } from './refusal-log.js';
 import { leaveBodiesUnread, noRoute } from './unread-bodies.js';
 
@@ -24,6 +25,7 @@ export async function buildOpsApp(log: FastifyBaseLogger): Promise<FastifyInstan
   app.decorate('refusals', lines.refusals);
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendProblem(noRoute(request), request, reply));
+  refuseUnknownQuery(app);
   // Probes and scrapes every few seconds: not worth a log line each.
   const quiet = { logLevel: 'warn' as const };
   app.get('/healthz', quiet, async () => ({ status: 'ok' }));

@@ -26,11 +26,15 @@ export const DirectiveParams = Type.Object(
 );
 export type DirectiveParams = Static<typeof DirectiveParams>;
 
-export const EventsQuery = Type.Object({
-  dryRun: Type.Optional(
-    Type.Boolean({ description: 'Answer 200 with the plan instead of starting a run.' }),
-  ),
-});
+/** Any other parameter is refused (`query-params.ts`): `?dryrun=true` must not run for real. */
+export const EventsQuery = Type.Object(
+  {
+    dryRun: Type.Optional(
+      Type.Boolean({ description: 'Answer 200 with the plan instead of starting a run.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Any JSON object: the events endpoint reads many shapes, told apart by `events/normalize`. */
 export const EventBody = Type.Object(

@@ -83,6 +83,14 @@ export function bounceLeaseKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:bouncing:${uid}`;
 }
 
+/**
+ * Redis key of the pods a directive's runs sent evictions or deletions to, recently: a hash of one
+ * field per selector (`workflow/sent-pods.ts`).
+ */
+export function sentPodsKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:sent-pods:${uid}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

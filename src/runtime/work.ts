@@ -15,6 +15,7 @@ import { Notifier, startNotifyWorker } from '../notify/notifier.js';
 import { StatusReporter } from '../status/reporter.js';
 import { StatusWriter } from '../status/writer.js';
 import { BounceLease } from '../workflow/bounce-lease.js';
+import { SentPods } from '../workflow/sent-pods.js';
 import { AbortFlags } from '../workflow/run-control.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
@@ -57,6 +58,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       ),
       aborts: new AbortFlags(redis, config.queuePrefix),
       lease: new BounceLease(redis, config.queuePrefix),
+      sent: new SentPods(redis, config.queuePrefix, config.readinessTimeoutSeconds * 1000),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,

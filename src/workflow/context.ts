@@ -12,6 +12,7 @@ import type { GateJudge } from '../gates/judge.js';
 import type { Gate } from '../gates/types.js';
 import type { BounceLease, JobLease } from './bounce-lease.js';
 import type { AbortFlags } from './run-control.js';
+import type { SentPods } from './sent-pods.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
 export interface WorkflowSettings {
@@ -53,6 +54,8 @@ export interface WorkflowDeps {
   gates?: GateJudge;
   /** The directives' bounce leases: one run bounces at a time per directive. */
   lease?: BounceLease;
+  /** The pods the directive's runs bounced lately: a newer run counts an older one's as down. */
+  sent?: SentPods;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */

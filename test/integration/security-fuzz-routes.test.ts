@@ -8,11 +8,13 @@ import { directive, startHarness, TOKEN, type Harness } from '../support/harness
 
 /**
  * Property, with every auth mode on at once (static tokens, HMAC, Standard Webhooks, TokenReview):
- * whatever method, path, credentials and body reach the api (the events endpoint, the directive
- * routes, the probes, the metrics, the OpenAPI document, paths no route serves) or the worker's
- * port, the answer is a 2xx only for a valid credential or an open route, otherwise a 4xx with the
- * {error, message} body, never a 5xx; nothing changes for a request that was not admitted; and no
- * route but POST /v1/events reads a body (a malformed one is never answered 400, 413 or 415).
+ * whatever method, path, query string, credentials and body reach the api (the events endpoint,
+ * the directive routes, the probes, the metrics, the OpenAPI document, the dashboard, paths no
+ * route serves) or the worker's port, the answer is a 2xx only for a valid credential or an open
+ * route and never with a query parameter the route does not declare, otherwise a 4xx with the
+ * {error, message} body, never a 5xx; nothing changes for a request that was not admitted or that
+ * carried an undeclared parameter; and no route but POST /v1/events reads a body (a malformed one
+ * is never answered 400, 413 or 415).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const HMAC_SECRET = 'fuzz-hmac-secret-42';
@@ -67,7 +69,32 @@ const route = fc.oneof(
   fc.constant('/v1/events'),
   fc.constantFrom(...OPEN, ...UNKNOWN),
 );
-const method = fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH');
+const method = fc.constantFrom('GET', 'HEAD', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
+
+const queryName = fc.oneof(
+  fc.constantFrom('dryRun', 'dryrun', 'DRYRUN', 'x', '__proto__', 'constructor', 'name[]', ''),
+  fc.stringMatching(/^[a-zA-Z0-9_.%[\]-]{1,12}$/),
+);
+const queryValue = fc.oneof(
+  fc.constantFrom('true', 'false', '1', '', '%zz', '%00', 'maybe'),
+  fc.stringMatching(/^[a-zA-Z0-9%._-]{0,12}$/),
+);
+/** A query string: none (most often), a few random pairs, or one of the tricky ones. */
+const query = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('') },
+  fc
+    .array(fc.tuple(queryName, queryValue, fc.boolean()), { minLength: 1, maxLength: 3 })
+    .map(
+      (pairs) => `?${pairs.map(([name, value, eq]) => (eq ? `${name}=${value}` : name)).join('&')}`,
+    ),
+  fc.constantFrom('?', '?&', '?=', '?dryRun=true', '?dryRun=true&dryRun=false', '?dryRun=maybe'),
+);
+
+/** The first name of `search` that the route does not declare (only POST /v1/events has one). */
+function undeclared(verb: string, url: string, search: string): string | undefined {
+  const declared = verb === 'POST' && url === '/v1/events' ? ['dryRun'] : [];
+  return [...new URLSearchParams(search.slice(1)).keys()].find((name) => !declared.includes(name));
+}
 const payload = fc.oneof(
   fc.constant(''),
   fc.constant(JSON.stringify({ directive: { namespace: 'fuzz', name: 'target' } })),
@@ -184,6 +211,8 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
     async () => {
       const statuses = new Map<number, number>();
       let refusedJobs = 0;
+      let undeclaredJobs = 0;
+      let undeclaredRefused = 0;
       await fc.assert(
         fc.asyncProperty(
           method,
@@ -192,15 +221,16 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
           credential,
           fc.integer({ min: 0, max: 4 }),
           fc.integer({ min: 0, max: 50 }),
-          fc.boolean(),
-          async (verb, url, body, kind, junk, id, dryRun) => {
-            const withBody = verb !== 'GET' && body !== '';
+          query,
+          async (verb, url, body, kind, junk, id, search) => {
+            const withBody = !['GET', 'HEAD'].includes(verb) && body !== '';
             const signedBody = withBody ? body : '';
             const headers: Record<string, string> = {
               ...headersFor(kind, signedBody, junk, id),
               ...(withBody ? { 'content-type': 'application/json' } : {}),
             };
-            const path = url === '/v1/events' && dryRun ? `${url}?dryRun=true` : url;
+            const path = `${url}${search}`;
+            const unknown = undeclared(verb, url, search);
             const before = await h.serve.queue.count();
             const answer = await h.serve.app.inject({
               method: verb,
@@ -212,13 +242,35 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
             const what = `${verb} ${path} ${kind}: ${answer.body}`;
             expect(answer.statusCode, what).toBeLessThan(500);
             if (UNKNOWN.includes(url)) expect(answer.statusCode, what).toBe(404);
-            if (url === '/v1/events' && verb !== 'POST') expect(answer.statusCode, what).toBe(405);
-            if (OPEN.includes(url))
-              expect(answer.statusCode, what).toBe(verb === 'GET' ? 200 : 404);
+            if (url === '/v1/events' && !['POST', 'HEAD', 'OPTIONS'].includes(verb)) {
+              expect(answer.statusCode, what).toBe(405);
+            }
+            const readsOpen = OPEN.includes(url) && ['GET', 'HEAD'].includes(verb);
+            if (OPEN.includes(url)) {
+              expect(answer.statusCode, what).toBe(
+                readsOpen ? (unknown === undefined ? 200 : 400) : 404,
+              );
+            }
+            if (unknown !== undefined) {
+              expect(answer.statusCode, `undeclared ${unknown}: ${what}`).toBeGreaterThanOrEqual(
+                400,
+              );
+              if (answer.statusCode === 400 && verb !== 'HEAD') {
+                undeclaredRefused += answer.json().error === 'unknown_query_parameter' ? 1 : 0;
+              }
+            }
             const takesBody = url === '/v1/events' && verb === 'POST';
             if (!takesBody && answer.statusCode >= 400) {
               expect(readTheBody(answer.statusCode, answer.body), `read: ${what}`).toBe(false);
             }
+            if (answer.statusCode >= 400 && verb !== 'HEAD') {
+              expect(JSON.parse(answer.body), what).toEqual({
+                error: expect.any(String),
+                message: expect.any(String),
+              });
+            }
+            const changed = (await h.serve.queue.count()) !== before;
+            if (unknown !== undefined && changed) undeclaredJobs += 1;
             if (OPEN.includes(url)) return;
             if (answer.statusCode < 300) {
               expect(VALID.has(kind), `${verb} ${path} ${kind} admitted`).toBe(true);
@@ -228,11 +280,7 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
               if (kind === 'hmac') expect(withBody).toBe(true);
               return;
             }
-            expect(JSON.parse(answer.body)).toEqual({
-              error: expect.any(String),
-              message: expect.any(String),
-            });
-            if (!VALID.has(kind) && (await h.serve.queue.count()) !== before) refusedJobs += 1;
+            if (!VALID.has(kind) && changed) refusedJobs += 1;
           },
         ),
         { numRuns: RUNS },
@@ -241,6 +289,8 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
         `fuzz routes: ${RUNS} requests, answers ${JSON.stringify(Object.fromEntries(statuses))}`,
       );
       expect(refusedJobs).toBe(0);
+      expect(undeclaredJobs).toBe(0);
+      expect(undeclaredRefused).toBeGreaterThan(0);
       expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
       expect(statuses.get(401) ?? 0).toBeGreaterThan(0);
       expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
@@ -253,7 +303,7 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
   );
 
   it(
-    `answers ${RUNS} generated requests on the worker's port: 200 for its two routes, else 404, bodies unread`,
+    `answers ${RUNS} generated requests on the worker's port: 200 for its two routes, else 4xx, bodies unread`,
     { timeout: 120_000 },
     async () => {
       const ops = await buildOpsApp(h.serve.app.log);
@@ -264,11 +314,12 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
             fc.oneof(fc.constantFrom('/healthz', '/metrics', ...UNKNOWN), route),
             payload,
             credential,
-            async (verb, url, body, kind) => {
+            query,
+            async (verb, url, body, kind, search) => {
               const withBody = !['GET', 'HEAD'].includes(verb) && body !== '';
               const answer = await ops.inject({
                 method: verb,
-                url,
+                url: `${url}${search}`,
                 headers: {
                   ...headersFor(kind, body, 0, 0),
                   ...(withBody ? { 'content-type': 'application/json' } : {}),
@@ -277,7 +328,13 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
               });
               const served =
                 ['GET', 'HEAD'].includes(verb) && ['/healthz', '/metrics'].includes(url);
-              const what = `${verb} ${url}: ${answer.body}`;
+              const what = `${verb} ${url}${search}: ${answer.body}`;
+              const unknown = undeclared(verb, url, search);
+              if (served && unknown !== undefined) {
+                expect(answer.statusCode, what).toBe(400);
+                if (verb === 'GET') expect(answer.json().error).toBe('unknown_query_parameter');
+                return;
+              }
               if (served) {
                 expect(answer.statusCode, what).toBe(200);
                 return;

@@ -6,7 +6,8 @@ import { strategyFor } from '../modes/index.js';
 import { podOwners, rollOwners } from '../modes/rollout.js';
 import { bounceModeOf, planBounce, type BouncePlan } from '../plan.js';
 import { pausedNow } from '../run-control.js';
-import { readyReplacements } from './replacements.js';
+import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
+import { replacementsAmong, selectorPods } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
@@ -45,6 +46,8 @@ async function sendBatch(
   for (let start = 0; start < batch.length; start += size) {
     const chunk = batch.slice(start, start + size);
     await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
+    // Under the lease, before it is sent: a newer run counts these as down until replaced.
+    await context.deps.sent?.record(context.data, chunk);
     const outcomes = await Promise.all(chunk.map((pod) => strategy.bouncePod(context, pod)));
     context.effectSent();
     chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
@@ -61,7 +64,11 @@ async function sendBatch(
   return blocked;
 }
 
-/** Before a batch after the first: the replacements of the pods bounced so far, less slack. */
+/**
+ * Before a batch: the replacements of the pods bounced so far, less slack, counting as down too
+ * the pods another run of the directive took down (`others-down.ts`): what that run has still owed
+ * is waited for as replacements, and its replacements this run chose, not Ready yet, take slack.
+ */
 async function batchGate(
   context: StepContext,
   bounced: Set<string>,
@@ -69,16 +76,29 @@ async function batchGate(
   nextBatch: number,
 ): Promise<PendingWait | undefined> {
   const chosen = context.progress.chosen ?? [];
-  const wanted = replacementsWanted(chosen, bounced, limit, nextBatch);
+  const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
+  const own = replacementsWanted(chosen, bounced, limit, nextBatch);
+  if (own === 0 && inherited.taken.length === 0) return undefined;
+  const pods = await selectorPods(context);
+  const others = inheritedDown(inherited, bounced, pods);
+  const wanted =
+    replacementsWanted(chosen, bounced, limit - others.unready, nextBatch) + others.owed;
   if (wanted === 0) return undefined;
-  const ready = (await readyReplacements(context)).length;
+  const taken = new Set(inherited.taken);
+  const ready = replacementsAmong(context, pods).filter((pod) => !taken.has(pod.uid)).length;
   if (ready >= wanted) return undefined;
   const { namespace, labels } = context.data.selector;
   return {
     what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
-    wake: { kind: 'replicas', namespace, labels, wanted, exclude: chosen.map((pod) => pod.uid) },
+    wake: {
+      kind: 'replicas',
+      namespace,
+      labels,
+      wanted,
+      exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
+    },
   };
 }
 
@@ -116,8 +136,7 @@ async function beforeBatch(
   limit: number,
   size: number,
 ): Promise<PendingWait | undefined> {
-  const replacements =
-    bounced.size > 0 ? await batchGate(context, bounced, limit, size) : undefined;
+  const replacements = await batchGate(context, bounced, limit, size);
   if (replacements !== undefined) return replacements;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);

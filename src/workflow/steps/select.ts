@@ -1,6 +1,7 @@
 import type { PodInfo } from '../../kube/pods.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { inheritedAtChoice } from '../others-down.js';
 import { chosenPod } from '../plan.js';
 import { underLease } from './under-lease.js';
 
@@ -36,7 +37,13 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   // A LIST, not the watch cache: it must show the pods an older run's batch just took down.
   const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
   const cutoff = acceptanceCutoff(context.acceptedAt);
-  const chosen = pods.filter((pod) => needsBounce(pod, issuedAt, cutoff)).map(chosenPod);
+  const picked = pods.filter((pod) => needsBounce(pod, issuedAt, cutoff));
+  const chosen = picked.map(chosenPod);
+  // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.
+  const sent = deps.sent;
+  if (sent !== undefined) {
+    await sent.keepInherited(data, inheritedAtChoice(await sent.list(data), picked));
+  }
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;
   context.note(

@@ -1,0 +1,55 @@
+import type { PodInfo } from '../kube/pods.js';
+
+/** A pod a run sent a bounce to, and the second it was sent in (`sent-pods.ts`). */
+export interface SentPod {
+  uid: string;
+  /** Epoch ms, whole seconds: a pod created in or after it may be this pod's replacement. */
+  since: number;
+}
+
+/**
+ * What the bounces of the directive's other runs cost a selector when this run chose its pods
+ * (under the bounce lease, so no other run sends anything meanwhile).
+ */
+export interface Inherited {
+  /** The pods another run took down: never a replacement, however a lagging watch shows them. */
+  taken: string[];
+  /** Of those, how many are owed a Ready replacement outside this run's chosen pods. */
+  owed: number;
+  /** Chosen pods that may be another run's replacements: down while they are not Ready. */
+  theirs: string[];
+}
+
+export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
+
+/**
+ * DESIGN §4: never more than maxUnavailable of a selector's pods down because of pod-bouncer,
+ * whichever run took them down. A pod another run sent a bounce to and that is not among this
+ * run's chosen was terminating or gone when this run chose: it is owed a Ready replacement that
+ * this run did not choose, unless this run chose that replacement itself (a chosen pod created in
+ * or after the second the first of them was sent). Pods not Ready for reasons of their own
+ * (created before any of those bounces) count for nothing: a crash-looping pod must not stall
+ * the selector.
+ */
+export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly PodInfo[]): Inherited {
+  const chosenUids = new Set(chosen.map((pod) => pod.uid));
+  const others = sent.filter((pod) => !chosenUids.has(pod.uid));
+  if (others.length === 0) return NOTHING_INHERITED;
+  const since = Math.min(...others.map((pod) => pod.since));
+  const theirs = chosen.filter((pod) => pod.createdAt.getTime() >= since).map((pod) => pod.uid);
+  const taken = others.map((pod) => pod.uid);
+  return { taken, owed: Math.max(0, others.length - theirs.length), theirs };
+}
+
+/** Pods another run took down, as counted against this run's maxUnavailable now. */
+export function inheritedDown(
+  inherited: Inherited,
+  bounced: ReadonlySet<string>,
+  pods: readonly PodInfo[],
+): { owed: number; unready: number } {
+  const theirs = new Set(inherited.theirs);
+  const unready = pods.filter(
+    (pod) => theirs.has(pod.uid) && !bounced.has(pod.uid) && !pod.terminating && !pod.ready,
+  ).length;
+  return { owed: inherited.owed, unready };
+}

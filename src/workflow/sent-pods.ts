@@ -1,0 +1,118 @@
+import type { Redis } from 'ioredis';
+import { sentPodsKey } from '../queue/names.js';
+import { runKeyOf, type ChosenPod, type SelectorJobData } from '../queue/selector-job.js';
+import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
+
+/**
+ * Appends to the selector's field, dropping entries older than the age limit, in one step.
+ * KEYS: the hash. ARGV: the field, the oldest `since` kept, the key's TTL in ms, the new entries.
+ */
+const APPEND = `
+local kept = {}
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if raw then
+  for _, entry in ipairs(cjson.decode(raw)) do
+    if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
+  end
+end
+for _, entry in ipairs(cjson.decode(ARGV[4])) do table.insert(kept, entry) end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return #kept
+`;
+
+interface SentCommands {
+  podBouncerAppendSent(...args: string[]): Promise<number>;
+}
+
+/** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
+function fieldOf(data: SelectorJobData): string {
+  const labels = Object.entries(data.selector.labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .sort();
+  return `${data.selector.namespace}/${labels.join(',')}`;
+}
+
+/** The field of one job (its run and selector index) beside its selector's entries. */
+function jobField(data: SelectorJobData): string {
+  return `${fieldOf(data)}#${data.generation}.${runKeyOf(data)}.${data.selectorIndex}`;
+}
+
+/**
+ * The pods a directive's runs bounced lately, per selector, kept in Redis beside the bounce lease
+ * and written under it. A newer run reads them to count the pods an older one took down against
+ * its own maxUnavailable (DESIGN §4 Guarantees). Entries older than `maxAgeMs` (the readiness
+ * timeout: a replacement not Ready by then failed its run) are dropped.
+ */
+export class SentPods {
+  private readonly redis: Redis & SentCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly maxAgeMs: number,
+  ) {
+    const client = redis as Redis & Partial<SentCommands>;
+    if (client.podBouncerAppendSent === undefined) {
+      redis.defineCommand('podBouncerAppendSent', { numberOfKeys: 1, lua: APPEND });
+    }
+    this.redis = client as Redis & SentCommands;
+  }
+
+  /** Records the controlled pods of a chunk before it is sent (bare pods are never replaced). */
+  async record(data: SelectorJobData, pods: readonly ChosenPod[], now = Date.now()): Promise<void> {
+    const since = Math.floor(now / 1000) * 1000;
+    const entries = pods
+      .filter((pod) => pod.owner !== undefined)
+      .map((pod) => ({ u: pod.uid, s: since }));
+    if (entries.length === 0) return;
+    await this.redis.podBouncerAppendSent(
+      sentPodsKey(this.prefix, data.directive.uid),
+      fieldOf(data),
+      String(now - this.maxAgeMs),
+      String(this.maxAgeMs),
+      JSON.stringify(entries),
+    );
+  }
+
+  /** The selector's pods sent a bounce within the age limit, once each, by any run. */
+  async list(data: SelectorJobData, now = Date.now()): Promise<SentPod[]> {
+    const raw = await this.redis.hget(sentPodsKey(this.prefix, data.directive.uid), fieldOf(data));
+    const parsed: unknown = raw === null ? [] : JSON.parse(raw);
+    const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number }[]) : [];
+    const byUid = new Map<string, SentPod>();
+    for (const { u, s } of entries) {
+      if (s >= now - this.maxAgeMs && !byUid.has(u)) byUid.set(u, { uid: u, since: s });
+    }
+    return [...byUid.values()];
+  }
+
+  /** Keeps what a job inherited from other runs when it chose (beside the entries, not in the job). */
+  async keepInherited(data: SelectorJobData, inherited: Inherited): Promise<void> {
+    const key = sentPodsKey(this.prefix, data.directive.uid);
+    // Nothing inherited, nothing stored (what an earlier attempt of the job kept is cleared).
+    if (inherited.taken.length === 0) {
+      await this.redis.hdel(key, jobField(data));
+      return;
+    }
+    await this.redis
+      .multi()
+      .hset(key, jobField(data), JSON.stringify(inherited))
+      .pexpire(key, this.maxAgeMs)
+      .exec();
+  }
+
+  /** What the job inherited when it chose; nothing when it chose none or it has expired. */
+  async inherited(data: SelectorJobData): Promise<Inherited> {
+    const key = sentPodsKey(this.prefix, data.directive.uid);
+    const raw = await this.redis.hget(key, jobField(data));
+    if (raw === null) return NOTHING_INHERITED;
+    const parsed = JSON.parse(raw) as Partial<Inherited>;
+    const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+    return {
+      taken: list(parsed.taken),
+      owed: Number(parsed.owed ?? 0),
+      theirs: list(parsed.theirs),
+    };
+  }
+}

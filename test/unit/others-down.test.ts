@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { PodInfo } from '../../src/kube/pods.js';
+import { inheritedAtChoice, inheritedDown } from '../../src/workflow/others-down.js';
+
+const SECOND = 1_000_000_000_000;
+const pod = (uid: string, created: number, ready = true, terminating = false): PodInfo => ({
+  name: uid,
+  uid,
+  createdAt: new Date(created),
+  ready,
+  terminating,
+  controlled: true,
+});
+
+describe('what an older run took down, as a newer run counts it', () => {
+  it('owes a replacement for each pod another run sent that this run did not choose', () => {
+    const sent = [
+      { uid: 'a', since: SECOND },
+      { uid: 'b', since: SECOND },
+    ];
+    const chosen = [pod('c', SECOND - 60_000), pod('d', SECOND - 60_000)];
+    expect(inheritedAtChoice(sent, chosen)).toEqual({ taken: ['a', 'b'], owed: 2, theirs: [] });
+  });
+
+  it('owes nothing for its own pods, nor for pods another run recorded but never sent', () => {
+    const chosen = [pod('a', SECOND - 60_000)];
+    expect(inheritedAtChoice([{ uid: 'a', since: SECOND }], chosen)).toEqual({
+      taken: [],
+      owed: 0,
+      theirs: [],
+    });
+  });
+
+  it('counts a replacement it chose itself as down only while it is not Ready', () => {
+    const sent = [{ uid: 'a', since: SECOND }];
+    const replacement = pod('r', SECOND + 200, false);
+    const inherited = inheritedAtChoice(sent, [replacement, pod('c', SECOND - 60_000)]);
+    expect(inherited).toEqual({ taken: ['a'], owed: 0, theirs: ['r'] });
+    expect(inheritedDown(inherited, new Set(), [replacement])).toEqual({ owed: 0, unready: 1 });
+    expect(inheritedDown(inherited, new Set(), [{ ...replacement, ready: true }]).unready).toBe(0);
+    // Once this run bounced it, its own count has it.
+    expect(inheritedDown(inherited, new Set(['r']), [replacement]).unready).toBe(0);
+  });
+
+  it('ignores a pod not Ready for reasons of its own (older than any bounce)', () => {
+    const sent = [{ uid: 'a', since: SECOND }];
+    const crashLooping = pod('c', SECOND - 60_000, false);
+    const inherited = inheritedAtChoice(sent, [crashLooping]);
+    expect(inheritedDown(inherited, new Set(), [crashLooping])).toEqual({ owed: 1, unready: 0 });
+  });
+});
