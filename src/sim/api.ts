@@ -10,6 +10,7 @@ import {
   resourceList,
   versionInfo,
 } from './discovery.js';
+import { openApiDocument, openApiRoot } from './openapi.js';
 import type { ApiRequest, Handler, Reply } from './requests.js';
 import { ok } from './requests.js';
 import type { ResourceRegistry, ResourceType, Verb } from './resources.js';
@@ -45,25 +46,35 @@ export class ApiDispatcher {
     const { parsed, method } = call;
     if (parsed.kind === 'resource') return this.resource(call, parsed.resource);
     if (method !== 'GET') throw methodNotAllowed(method);
+    if (parsed.kind === 'namespace') {
+      return ok(
+        parsed.name
+          ? namespaceObject(parsed.name)
+          : namespaceList(this.store.namespaces(), this.store.resourceVersion()),
+      );
+    }
+    return ok(this.discovery(parsed) ?? throwNotFound());
+  }
+
+  /** What clients read before they use the API: versions, groups, resources, OpenAPI. */
+  private discovery(parsed: ParsedPath): unknown {
     switch (parsed.kind) {
       case 'version':
-        return ok(versionInfo());
+        return versionInfo();
       case 'health':
-        return ok('ok');
+        return 'ok';
       case 'coreVersions':
-        return ok(coreVersions(this.serverAddress()));
+        return coreVersions(this.serverAddress());
       case 'groupList':
-        return ok(groupList(this.registry));
+        return groupList(this.registry);
       case 'resourceList':
-        return ok(resourceList(this.registry, parsed.group, parsed.version) ?? throwNotFound());
-      case 'namespace':
-        return ok(
-          parsed.name
-            ? namespaceObject(parsed.name)
-            : namespaceList(this.store.namespaces(), this.store.resourceVersion()),
-        );
+        return resourceList(this.registry, parsed.group, parsed.version);
+      case 'openApiRoot':
+        return openApiRoot(this.registry);
+      case 'openApiDocument':
+        return openApiDocument(this.registry, parsed.group, parsed.version);
       default:
-        throw pathNotFound();
+        return undefined;
     }
   }
 

@@ -7,12 +7,12 @@ const STARTED = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 export function versionInfo(): object {
   return {
     major: '1',
-    minor: '31',
-    gitVersion: 'v1.31.0-sim',
+    minor: '35',
+    gitVersion: 'v1.35.0-sim',
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: STARTED,
-    goVersion: 'go1.22.0',
+    goVersion: 'go1.25.0',
     compiler: 'gc',
     platform: 'linux/amd64',
   };

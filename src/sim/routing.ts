@@ -12,6 +12,8 @@ export interface ResourcePath {
 export type ParsedPath =
   | { kind: 'version' | 'health' | 'coreVersions' | 'groupList' | 'unknown' }
   | { kind: 'resourceList'; group: string; version: string }
+  | { kind: 'openApiRoot' }
+  | { kind: 'openApiDocument'; group: string; version: string }
   | { kind: 'namespace'; name?: string }
   | { kind: 'resource'; resource: ResourcePath };
 
@@ -23,10 +25,21 @@ export function parsePath(pathname: string): ParsedPath {
   if (pathname === '/api') return { kind: 'coreVersions' };
   if (pathname === '/apis') return { kind: 'groupList' };
   const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (segments[0] === 'openapi' && segments[1] === 'v3') return parseOpenApiPath(segments.slice(2));
   if (segments[0] === 'api' && segments[1])
     return parseGroupPath('', segments[1], segments.slice(2));
   if (segments[0] === 'apis' && segments[1] && segments[2]) {
     return parseGroupPath(segments[1], segments[2], segments.slice(3));
+  }
+  return { kind: 'unknown' };
+}
+
+function parseOpenApiPath(rest: string[]): ParsedPath {
+  if (rest.length === 0) return { kind: 'openApiRoot' };
+  if (rest[0] === 'api' && rest.length === 2)
+    return { kind: 'openApiDocument', group: '', version: rest[1] ?? '' };
+  if (rest[0] === 'apis' && rest.length === 3) {
+    return { kind: 'openApiDocument', group: rest[1] ?? '', version: rest[2] ?? '' };
   }
   return { kind: 'unknown' };
 }

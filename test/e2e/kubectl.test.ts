@@ -3,7 +3,7 @@
 // the simulator logged. kubectl sends what a real API server answers: Tables for `get`, watch
 // lists for `wait`, field selectors, merge patches; and it finds pod-bouncer as its plugin.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -323,6 +323,42 @@ describe.skipIf(kubectl === undefined)('kubectl against the simulated cluster', 
     const resumed = await run(['annotate', `pbd/${NAME}`, '-n', NS, `${PAUSED_ANNOTATION}-`]);
     expect(resumed.code).toBe(0);
     expect(h.sim.getDirective(NS, NAME)!.metadata.annotations?.[PAUSED_ANNOTATION]).toBeUndefined();
+  });
+
+  it('apply validates on the server: no --validate=false, a create, then a merge patch', async () => {
+    const manifest = join(dir, 'applied.yaml');
+    const write = (waitForReplicas: number) =>
+      writeFile(
+        manifest,
+        [
+          'apiVersion: internal.gloo.solo.io/v2',
+          'kind: PodBounceDirective',
+          'metadata: { name: applied, namespace: kubectl }',
+          'spec:',
+          '  podsToBounce:',
+          `    - { namespace: kubectl, labels: { app: istiod }, waitForReplicas: ${waitForReplicas} }`,
+          '',
+        ].join('\n'),
+      );
+    h.sim.resetRequests();
+    await write(2);
+    const created = await run(['apply', '-f', manifest]);
+    expect(created).toMatchObject({ code: 0, stdout: `${RESOURCE}/applied created\n` });
+    await write(1);
+    const changed = await run(['apply', '-f', manifest]);
+    expect(changed).toMatchObject({ code: 0, stdout: `${RESOURCE}/applied configured\n` });
+    expect(h.sim.getDirective(NS, 'applied')!.spec.podsToBounce[0]!.waitForReplicas).toBe(1);
+    // kubectl read the OpenAPI v3 document, saw the server validates fields, and asked it to.
+    const writes = h.sim
+      .requests()
+      .filter((r) => r.resource === 'podbouncedirectives' && r.method !== 'GET');
+    expect(writes.map((r) => [r.method, r.status])).toEqual([
+      ['POST', 201],
+      ['PATCH', 200],
+    ]);
+    const version = await run(['version']);
+    expect(version.code).toBe(0);
+    expect(version.stderr).not.toContain('version difference');
   });
 
   it('finds pod-bouncer as its plugin: plugin list, the plugin help, status --watch', async () => {
