@@ -4,8 +4,9 @@
  * gets at most one request per distinct gate per interval per process.
  */
 
+import { gateVerdicts } from '../metrics/registry.js';
 import { PrometheusError, type PrometheusClient, type QueryResult } from './prometheus.js';
-import { describeGate, type Gate, type QueryGate, type Verdict } from './types.js';
+import { describeGate, kindOf, type Gate, type QueryGate, type Verdict } from './types.js';
 import { insideAnyWindow } from './windows.js';
 
 export interface GateJudgeSettings {
@@ -34,6 +35,9 @@ export class GateJudge {
   /** Evaluates the gates in order; the first closed one is the verdict. */
   async judge(gates: readonly Gate[]): Promise<GatesVerdict> {
     const verdicts = await Promise.all(gates.map((gate) => this.verdictOf(gate)));
+    gates.forEach((gate, index) => {
+      gateVerdicts.inc({ kind: kindOf(gate), verdict: verdicts[index]!.open ? 'open' : 'closed' });
+    });
     const closed = verdicts.findIndex((verdict) => !verdict.open);
     if (closed < 0) return { open: true };
     const gate = gates[closed]!;

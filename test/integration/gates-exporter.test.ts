@@ -4,6 +4,7 @@
 // bounds; Prometheus killed mid-run holds every batch until it answers again on the same port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { registry } from '../../src/metrics/registry.js';
 import { requiredBinary } from '../support/binaries.js';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import {
@@ -105,12 +106,25 @@ describe.skipIf(prometheus === undefined)('gates on a scraped gauge', () => {
     await gatedWith('alerting', /gate alerts "MeshErrors" closed: firing: MeshErrors/);
     stop();
     expect(bounced(originals)).toBe(1);
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(
+      /pod_bouncer_gate_verdicts_total\{kind="alerts",verdict="closed"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /pod_bouncer_gate_verdicts_total\{kind="alerts",verdict="open"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /pod_bouncer_directive_gated_since_timestamp_seconds\{namespace="alerting",name="certs"\} \d/,
+    );
     // Several evaluations later, still firing: still one.
     await prom.alertsAre({ MeshErrors: 'firing' });
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(bounced(originals)).toBe(1);
     exporter.set('mesh_errors', 0);
     await finish('alerting', originals);
+    expect(await registry.metrics()).not.toMatch(
+      /pod_bouncer_directive_gated_since_timestamp_seconds\{namespace="alerting"/,
+    );
   }, 90_000);
 
   it('holds a query gate while the query has no sample, and opens inside its bounds', async () => {
