@@ -473,9 +473,9 @@ export const VARIABLES: readonly Variable[] = [
     name: 'PROMETHEUS_TOKEN_FILE',
     group: 'Gates and soak',
     schema: text(),
-    roles: WORK,
-    doc: 'a file holding the bearer token sent to Prometheus, read at each request',
-    chart: config,
+    roles: BOTH,
+    doc: 'a file holding the bearer token sent to Prometheus, read again at each request (a rotated token is used at once)',
+    chart: values('prometheus.token.serviceAccountToken or prometheus.token.secret'),
   },
   {
     name: 'GATE_ALERTS',
