@@ -498,7 +498,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Gates and soak',
     schema: integer(1, 3600),
     default: 30,
-    roles: WORK,
+    roles: BOTH,
     doc: 'how often a closed gate is evaluated again (and how old a shared verdict may be)',
     chart: config,
   },
