@@ -3,7 +3,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { ApiClient, ClientError } from './api-client.js';
 import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
 import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
-import { finalState, renderStatus, type DirectiveView } from './status-view.js';
+import { gateChange } from './gate-change.js';
+import { finalState, readyCondition, renderStatus, type DirectiveView } from './status-view.js';
 import { plainJson, plainText } from './terminal-text.js';
 import { directiveViewOf } from './view-answer.js';
 
@@ -100,18 +101,25 @@ async function status(
   const api = clientFrom(io.env, 'status');
   const tty = io.out.isTTY === true;
   let view = await readView(api, ref);
+  let before: DirectiveView | undefined;
   let shown: string[] = [];
   for (;;) {
     // The view's strings are plain already; each line is made plain again as it is printed.
-    const lines = renderStatus(view, tty).map((line) =>
-      tty ? fitted(plainText(line), io.out.columns) : plainText(line),
-    );
-    if (lines.join('\n') !== shown.join('\n')) {
+    const plain = (line: string): string =>
+      tty ? fitted(plainText(line), io.out.columns) : plainText(line);
+    const lines = renderStatus(view, tty).map(plain);
+    // A gate closing or all open again is a line of its own, kept above the redrawn block.
+    const change = options.watch
+      ? gateChange(readyCondition(before), readyCondition(view))
+      : undefined;
+    if (change !== undefined || lines.join('\n') !== shown.join('\n')) {
       // On a terminal the previous block is redrawn in place; elsewhere each change is a new block.
       if (tty && shown.length > 0) io.out.write(`\x1b[${shown.length}A\x1b[J`);
+      if (change !== undefined) io.out.write(`${plain(change)}\n`);
       io.out.write(`${lines.join('\n')}\n`);
       shown = lines;
     }
+    before = view;
     const final = finalState(view);
     if (!options.watch) return;
     if (final !== undefined) {

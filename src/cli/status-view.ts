@@ -42,15 +42,20 @@ function pair(match: RegExpExecArray | null): [number, number] | undefined {
   return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
+type Condition = NonNullable<DirectiveView['status']['conditions']>[number];
+
+export function readyCondition(view: DirectiveView | undefined): Condition | undefined {
+  return view?.status.conditions?.find((condition) => condition.type === 'Ready');
+}
+
 export function readyMessage(view: DirectiveView): string | undefined {
-  const ready = view.status.conditions?.find((condition) => condition.type === 'Ready');
-  return ready?.message || undefined;
+  return readyCondition(view)?.message || undefined;
 }
 
 function factsOf(message: string | undefined): MessageFacts {
   if (message === undefined) return {};
   const selector = /selector (\d+)\/\d+/.exec(message);
-  const gate = /(waiting for [^;.]+|paused[^;.]*)/i.exec(message);
+  const gate = /(gate .+ closed: .+$|waiting for [^;.]+|paused[^;.]*)/i.exec(message);
   return {
     ...(selector ? { index: Number(selector[1]) - 1 } : {}),
     bounced: pair(/(\d+)\/(\d+) (?:pods? )?bounced/i.exec(message)),

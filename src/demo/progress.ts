@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { gateChange, type ReadyCondition } from '../cli/gate-change.js';
 import type { Directive } from '../directive/types.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DemoClock } from './clock.js';
@@ -16,6 +17,7 @@ export class ProgressPrinter {
   private readonly seenLines = new Map<string, number>();
   private lastState = '';
   private lastMessage = '';
+  private lastReady: ReadyCondition | undefined;
 
   constructor(
     private readonly kube: KubeGateway,
@@ -36,15 +38,24 @@ export class ProgressPrinter {
         `${this.clock.stamp()} directive ${ref.namespace}/${ref.name} is ${state}${error}`,
       );
     }
-    // What `kubectl get pbd` shows in its READY and MESSAGE columns, as it changes (batches too).
-    const ready = directive.status?.conditions?.find((condition) => condition.type === 'Ready');
+    this.printReady(directive.status?.conditions?.find((condition) => condition.type === 'Ready'));
+    return directive;
+  }
+
+  /** What `kubectl get pbd` shows in its READY and MESSAGE columns, as it changes (batches too). */
+  private printReady(
+    ready: { status: string; reason?: string; message?: string } | undefined,
+  ): void {
     const message =
       ready === undefined ? '' : `Ready=${ready.status} ${ready.reason}: ${ready.message}`;
     if (message !== '' && message !== this.lastMessage) {
       this.lastMessage = message;
       this.print(`${this.clock.stamp()} ${message}`);
     }
-    return directive;
+    // As `status --watch` does: a line when a gate holds the run and when it goes on again.
+    const change = gateChange(this.lastReady, ready);
+    if (change !== undefined) this.print(`${this.clock.stamp()} ${change}`);
+    this.lastReady = ready;
   }
 
   private async printJobLogs(index: number, jobId: string): Promise<void> {

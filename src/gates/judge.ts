@@ -4,8 +4,17 @@
  * gets at most one request per distinct gate per interval per process.
  */
 
-import { PrometheusError, type PrometheusClient, type QueryResult } from './prometheus.js';
-import { describeGate, type Gate, type QueryGate, type Verdict } from './types.js';
+import { gateVerdicts } from '../metrics/registry.js';
+import type { GatesConfig } from '../config.js';
+import { PrometheusClient, PrometheusError, type QueryResult } from './prometheus.js';
+import {
+  describeGate,
+  kindOf,
+  type Gate,
+  type GateKind,
+  type QueryGate,
+  type Verdict,
+} from './types.js';
 import { insideAnyWindow } from './windows.js';
 
 export interface GateJudgeSettings {
@@ -15,8 +24,29 @@ export interface GateJudgeSettings {
   readonly now?: () => number;
 }
 
+/** One gate's verdict with its name and kind; `why` when closed. */
+export interface NamedVerdict {
+  gate: Gate;
+  name: string;
+  kind: GateKind;
+  open: boolean;
+  why?: string;
+}
+
 /** The first closed gate, named, or open when all are. */
 export type GatesVerdict = { open: true } | { open: false; gate: Gate; name: string; why: string };
+
+/** The judge of a process, from its configuration (PROMETHEUS_URL, its token file, the interval). */
+export function judgeOf(config: GatesConfig): GateJudge {
+  const { prometheusUrl: url, prometheusTokenFile: tokenFile } = config;
+  return new GateJudge({
+    intervalMs: config.intervalSeconds * 1000,
+    prometheus:
+      url === undefined
+        ? undefined
+        : new PrometheusClient({ url, ...(tokenFile === undefined ? {} : { tokenFile }) }),
+  });
+}
 
 interface Cached {
   at: number;
@@ -33,12 +63,23 @@ export class GateJudge {
 
   /** Evaluates the gates in order; the first closed one is the verdict. */
   async judge(gates: readonly Gate[]): Promise<GatesVerdict> {
+    const verdicts = await this.verdicts(gates);
+    for (const verdict of verdicts) {
+      gateVerdicts.inc({ kind: verdict.kind, verdict: verdict.open ? 'open' : 'closed' });
+    }
+    const closed = verdicts.find((verdict) => !verdict.open);
+    if (closed === undefined) return { open: true };
+    return { open: false, gate: closed.gate, name: closed.name, why: closed.why ?? '' };
+  }
+
+  /** Every gate's verdict, named, in order (what a dry run shows). */
+  async verdicts(gates: readonly Gate[]): Promise<NamedVerdict[]> {
     const verdicts = await Promise.all(gates.map((gate) => this.verdictOf(gate)));
-    const closed = verdicts.findIndex((verdict) => !verdict.open);
-    if (closed < 0) return { open: true };
-    const gate = gates[closed]!;
-    const verdict = verdicts[closed] as { open: false; why: string };
-    return { open: false, gate, name: describeGate(gate), why: verdict.why };
+    return gates.map((gate, index) => {
+      const verdict = verdicts[index]!;
+      const named = { gate, name: describeGate(gate), kind: kindOf(gate) };
+      return verdict.open ? { ...named, open: true } : { ...named, open: false, why: verdict.why };
+    });
   }
 
   private verdictOf(gate: Gate): Promise<Verdict> {

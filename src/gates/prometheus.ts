@@ -6,6 +6,8 @@
 
 import { readFile } from 'node:fs/promises';
 
+import { prometheusRequests } from '../metrics/registry.js';
+
 export class PrometheusError extends Error {
   override readonly name = 'PrometheusError';
 }
@@ -62,7 +64,20 @@ export class PrometheusClient {
     );
   }
 
+  /** One request, counted by kind and outcome. */
   private async get(path: string): Promise<unknown> {
+    const kind = path.startsWith('/api/v1/alerts') ? 'alerts' : 'query';
+    try {
+      const data = await this.send(path);
+      prometheusRequests.inc({ kind, outcome: 'success' });
+      return data;
+    } catch (error) {
+      prometheusRequests.inc({ kind, outcome: 'error' });
+      throw error;
+    }
+  }
+
+  private async send(path: string): Promise<unknown> {
     this.requests += 1;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.tokenFile !== undefined) {

@@ -49,6 +49,14 @@ export function describeWindow(window: GateWindow): string {
   return `${days}${window.start}-${window.end} ${window.timeZone ?? 'UTC'}`;
 }
 
+export type GateKind = 'alerts' | 'query' | 'windows';
+
+/** The kind of a gate: the label of its metrics. */
+export function kindOf(gate: Gate): GateKind {
+  if ('alerts' in gate) return 'alerts';
+  return 'query' in gate ? 'query' : 'windows';
+}
+
 /** Gates that ask Prometheus (alerts, query), as opposed to windows, which ask only the clock. */
 export function needsPrometheus(gate: Gate): boolean {
   return 'alerts' in gate || 'query' in gate;

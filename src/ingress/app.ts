@@ -9,6 +9,7 @@ import { DASHBOARD_PATH } from './dashboard-path.js';
 import { limitBodyTime } from './body-timeout.js';
 import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
+import { judgeOf } from '../gates/judge.js';
 import { FollowUps } from './follow-ups.js';
 import { groupCommit } from './ingest.js';
 import { clientErrorHandler, sendProblem } from './http-errors.js';
@@ -70,6 +71,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     ...given,
     followUps: given.followUps ?? new FollowUps(),
     recentRuns: given.recentRuns ?? new RecentRuns(),
+    gates: given.gates ?? judgeOf(given.config.gates),
   };
   const deps: AppDeps = { ...withCaches, runs: given.runs ?? groupCommit(withCaches) };
   // A burst of new events is answered first; its PENDING writes follow once it is over.

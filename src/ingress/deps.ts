@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import type { GateJudge } from '../gates/judge.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { TokenReviewer } from '../kube/token-review.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   followUps?: FollowUps;
   /** Runs this process saw accepted, to answer their repeats without Redis; `buildApp` makes one. */
   recentRuns?: RecentRuns;
+  /** Verdicts of gates for dry runs, shared by the process's requests; `buildApp` makes one. */
+  gates?: Pick<GateJudge, 'verdicts'>;
   /** Enqueues runs by group commit; `buildApp` makes one. */
   runs?: GroupCommit;
 }

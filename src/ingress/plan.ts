@@ -1,4 +1,5 @@
 import type { CertIssued } from '../events/cert-issued.js';
+import type { GateKind } from '../gates/types.js';
 import { checkedSpec } from '../events/directive-object.js';
 import {
   directiveKey,
@@ -68,6 +69,18 @@ export interface SelectorPlan extends BatchPlan {
   warnings: PlanWarning[];
 }
 
+/** A gate of the run (DESIGN §4 Gates) evaluated now: open, or closed and why. */
+export interface GatePlan {
+  /** The gate as messages name it: `alerts "X|Y"`, `query "…"`, `windows Mon-Fri …`. */
+  gate: string;
+  kind: GateKind;
+  /** `installation`: GATE_ALERTS or GATE_WINDOWS; `directive`: spec.gates. */
+  source: 'installation' | 'directive';
+  verdict: 'open' | 'closed';
+  /** Why it is closed; absent when open. */
+  why?: string;
+}
+
 export interface EventPlan {
   dryRun: true;
   directive: string;
@@ -76,7 +89,24 @@ export interface EventPlan {
   uid: string | null;
   generation: number | null;
   issuedAt: string | null;
+  /** Every gate that holds each batch of the run, evaluated now; empty when there is none. */
+  gates: GatePlan[];
   selectors: SelectorPlan[];
+}
+
+/** The installation's gates and the directive's, each judged now (a verdict shared for the interval). */
+async function planGates(deps: AppDeps, spec: DirectiveSpec): Promise<GatePlan[]> {
+  const installation = deps.config.gates.installation;
+  const gates = [...installation, ...(spec.gates ?? [])];
+  if (gates.length === 0 || deps.gates === undefined) return [];
+  const verdicts = await deps.gates.verdicts(gates);
+  return verdicts.map((verdict, index) => ({
+    gate: verdict.name,
+    kind: verdict.kind,
+    source: index < installation.length ? 'installation' : 'directive',
+    verdict: verdict.open ? 'open' : 'closed',
+    ...(verdict.why === undefined ? {} : { why: verdict.why }),
+  }));
 }
 
 export interface IgnoredPlan {
@@ -204,11 +234,12 @@ export async function planEvent(
   const scope = scopeOf(deps.config, sender);
   assertEventAllowed(deps.config, event, scope);
   const target = await planTarget(deps, event, scope);
-  const selectors = await mapBounded(
-    target.spec.podsToBounce,
-    PLAN_CONCURRENCY,
-    (selector, index) => planSelector(deps, selector, index, event.issuedAt),
-  );
+  const [gates, selectors] = await Promise.all([
+    planGates(deps, target.spec),
+    mapBounded(target.spec.podsToBounce, PLAN_CONCURRENCY, (selector, index) =>
+      planSelector(deps, selector, index, event.issuedAt),
+    ),
+  ]);
   return {
     dryRun: true,
     directive: target.key,
@@ -216,6 +247,7 @@ export async function planEvent(
     uid: target.uid,
     generation: target.generation,
     issuedAt: event.issuedAt?.toISOString() ?? null,
+    gates,
     selectors,
   };
 }

@@ -6,7 +6,12 @@
  */
 
 import type { DirectiveState, ObjectRef } from '../directive/types.js';
-import { directiveLastFinished, directiveLastTransition, directiveState } from './registry.js';
+import {
+  directiveGatedSince,
+  directiveLastFinished,
+  directiveLastTransition,
+  directiveState,
+} from './registry.js';
 
 /** The states `pod_bouncer_directive_state` has a series for, per directive. */
 export const STATES: readonly DirectiveState[] = ['PENDING', 'BOUNCING_PODS', 'FAILED', 'FINISHED'];
@@ -38,6 +43,7 @@ export function forgetDirective(ref: ObjectRef): void {
 function removeSeries({ namespace, name }: ObjectRef): void {
   directiveLastTransition.remove({ namespace, name });
   directiveLastFinished.remove({ namespace, name });
+  directiveGatedSince.remove({ namespace, name });
   for (const state of STATES) {
     directiveState.remove({ namespace, name, state });
   }

@@ -1,8 +1,10 @@
+import type { DirectiveStatus } from '../directive/types.js';
 import { packageVersion } from '../package-root.js';
 import type { TransitionWritten } from '../status/writer.js';
 import { STATES, trackDirective } from './directive-series.js';
 import {
   buildInfo,
+  directiveGatedSince,
   directiveLastFinished,
   directiveLastTransition,
   directiveState,
@@ -23,6 +25,26 @@ export function recordBuildInfo(role: string): void {
   buildInfo.set({ version: versionOrUnknown(), node: process.version, role }, 1);
 }
 
+/** Directives this process has a gated-since series for. */
+const gatedHere = new Set<string>();
+
+/** Since when the directive's Ready condition says Gated, while it does (an alert's input). */
+function observeGated(written: TransitionWritten, seconds: number): void {
+  const { namespace, name } = written.directive.metadata;
+  const gated = (status: DirectiveStatus | undefined): boolean =>
+    status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'Gated';
+  const key = `${namespace}/${name}`;
+  if (!gated(written.directive.status)) {
+    gatedHere.delete(key);
+    directiveGatedSince.remove({ namespace, name });
+    return;
+  }
+  // A write while it stays gated (another gate closing) keeps the first moment this process saw.
+  if (gatedHere.has(key) && gated(written.before)) return;
+  gatedHere.add(key);
+  directiveGatedSince.set({ namespace, name }, seconds);
+}
+
 /**
  * The status writer's hook: the directive's state series (1 for the state just written, 0 for
  * the others), when it last changed and, for FINISHED, when its run finished.
@@ -34,6 +56,7 @@ export function observeTransition(written: TransitionWritten, now = Date.now()):
   const seconds = now / 1000;
   trackDirective({ namespace, name });
   directiveLastTransition.set({ namespace, name }, seconds);
+  observeGated(written, seconds);
   if (state === undefined) return;
   for (const each of STATES)
     directiveState.set({ namespace, name, state: each }, each === state ? 1 : 0);

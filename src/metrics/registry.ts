@@ -47,6 +47,20 @@ export const waitDuration = new Histogram({
   registers: [registry],
 });
 
+export const gateVerdicts = new Counter({
+  name: 'pod_bouncer_gate_verdicts_total',
+  help: 'Gates evaluated before a batch, by kind (alerts, query, windows) and verdict (open, closed); jobs sharing a cached verdict each count.',
+  labelNames: ['kind', 'verdict'] as const,
+  registers: [registry],
+});
+
+export const prometheusRequests = new Counter({
+  name: 'pod_bouncer_prometheus_requests_total',
+  help: 'Requests of alerts and query gates to Prometheus, by kind and outcome (success; error: unreachable, slow, not a success, or the token file unreadable).',
+  labelNames: ['kind', 'outcome'] as const,
+  registers: [registry],
+});
+
 export const kubeRequests = new Counter({
   name: 'pod_bouncer_kubernetes_requests_total',
   help: 'Requests sent to the Kubernetes API, by verb and HTTP status ("2xx" on success, "network" when no answer came).',
@@ -160,6 +174,13 @@ export const directiveLastTransition = new Gauge({
 export const directiveLastFinished = new Gauge({
   name: 'pod_bouncer_directive_last_finished_timestamp_seconds',
   help: 'When a run of the directive last became FINISHED (Unix seconds).',
+  labelNames: ['namespace', 'name'] as const,
+  registers: [registry],
+});
+
+export const directiveGatedSince = new Gauge({
+  name: 'pod_bouncer_directive_gated_since_timestamp_seconds',
+  help: 'When this process wrote the Gated Ready condition of the directive (Unix seconds); absent once it wrote another reason.',
   labelNames: ['namespace', 'name'] as const,
   registers: [registry],
 });

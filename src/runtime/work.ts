@@ -2,8 +2,7 @@ import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { sharedWatchCaches } from '../kube/watch-caches.js';
-import { GateJudge } from '../gates/judge.js';
-import { PrometheusClient } from '../gates/prometheus.js';
+import { judgeOf } from '../gates/judge.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
@@ -75,18 +74,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         gateIntervalSeconds: config.gates.intervalSeconds,
         gateTimeoutSeconds: config.gates.timeoutSeconds,
       },
-      gates: new GateJudge({
-        intervalMs: config.gates.intervalSeconds * 1000,
-        prometheus:
-          config.gates.prometheusUrl === undefined
-            ? undefined
-            : new PrometheusClient({
-                url: config.gates.prometheusUrl,
-                ...(config.gates.prometheusTokenFile === undefined
-                  ? {}
-                  : { tokenFile: config.gates.prometheusTokenFile }),
-              }),
-      }),
+      gates: judgeOf(config.gates),
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
     },
     {

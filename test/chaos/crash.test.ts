@@ -3,12 +3,16 @@ import { mulberry32 } from '../../src/sim/rng.js';
 import { startCli, stopCli, type CliProcess } from '../support/processes.js';
 import { PAUSED_ANNOTATION } from '../../src/directive/types.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { startFakePrometheus, type FakePrometheus } from '../support/fake-prometheus.js';
 
 /**
  * Crash at any point: a worker process is SIGKILLed at a seeded random moment of a 3-selector
  * directive (10 pods each, replacements Ready after a delay) and restarted, run after run. Each
  * selector has a random maxUnavailable and bounceMode (delete, evict or rollout), and the
  * directive is paused for a while at a random moment: the unavailability bound must hold all along.
+ * A query gate (against a Prometheus endpoint the test controls) closes and opens at random
+ * moments: no pod is bounced, and no owner restarted, once the gate has been closed for longer
+ * than a verdict may live (GATE_INTERVAL_SECONDS, plus the moment a batch takes to be sent).
  * `npm run test:chaos` (which `.ci/run` runs) builds dist/ and runs CHAOS_RUNS seeds (30 there, 5
  * for vitest run directly) from CHAOS_SEED (default 1). A failure names its seed: re-run one with
  * `CHAOS_SEED=<seed> CHAOS_RUNS=1 npm run test:chaos`.
@@ -19,6 +23,48 @@ const SELECTORS = ['istiod', 'gateway', 'reviews'];
 const REPLICAS = 10;
 const LIMITS: (number | string)[] = [1, 2, 3, '25%', '50%', '100%'];
 const MODES = ['delete', 'evict', 'rollout'] as const;
+/** GATE_INTERVAL_SECONDS of the workers, in ms. */
+const GATE_INTERVAL_MS = 1000;
+/** A verdict lives GATE_INTERVAL_MS; a batch judged open is sent within this much more. */
+const GATE_MARGIN_MS = GATE_INTERVAL_MS + 1000;
+
+/** When the gate was open or closed: segments in time order, the last one still running. */
+type GateTimeline = { from: number; open: boolean }[];
+
+/** True when the gate was closed all along from `from` to `to`. */
+function closedThroughout(timeline: GateTimeline, from: number, to: number): boolean {
+  return timeline.some(
+    (segment, index) =>
+      !segment.open && segment.from <= from && (timeline[index + 1]?.from ?? Infinity) >= to,
+  );
+}
+
+/**
+ * Closes and opens the gate at random moments until stopped: closed for 2.5 to 3.5 s (longer than
+ * GATE_MARGIN_MS, so that a bounce inside would be a violation), open for 0.5 to 2 s.
+ */
+function toggleGate(
+  prom: FakePrometheus,
+  random: () => number,
+): { timeline: GateTimeline; stop(): void } {
+  const timeline: GateTimeline = [];
+  let timer: NodeJS.Timeout | undefined;
+  const set = (open: boolean): void => {
+    prom.value = open ? 1 : 0;
+    timeline.push({ from: Date.now(), open });
+    const lasts = open ? 500 + random() * 1500 : 2500 + random() * 1000;
+    timer = setTimeout(() => set(!open), lasts);
+  };
+  set(random() < 0.5);
+  return {
+    timeline,
+    stop() {
+      clearTimeout(timer);
+      prom.value = 1;
+      timeline.push({ from: Date.now(), open: true });
+    },
+  };
+}
 
 /** maxUnavailable as a pod count for REPLICAS chosen pods (DESIGN §4: rounded down, at least 1). */
 function limitOf(value: number | string): number {
@@ -34,6 +80,8 @@ interface RunReport {
   violations: string[];
   maxDown?: number;
   modes?: string[];
+  /** How many times the gate closed during the run. */
+  closings?: number;
 }
 
 /** One or two kill moments: after the k-th deletion, or t ms into the run (waits, status writes). */
@@ -52,20 +100,32 @@ function plan(random: () => number): Kill[] {
 
 describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', () => {
   let h: Harness;
+  let prom: FakePrometheus;
   const live: CliProcess[] = [];
   const reports: RunReport[] = [];
   beforeAll(async () => {
-    h = await startHarness('chaos', { worker: false, env: { JOB_LOCK_MS: '1000' } });
+    prom = await startFakePrometheus();
+    prom.value = 1;
+    h = await startHarness('chaos', {
+      worker: false,
+      env: {
+        JOB_LOCK_MS: '1000',
+        PROMETHEUS_URL: prom.url,
+        GATE_INTERVAL_SECONDS: String(GATE_INTERVAL_MS / 1000),
+      },
+    });
   });
   afterAll(async () => {
     for (const cli of live) await stopCli(cli);
     await h.close();
+    await prom.close();
     const kills = reports.reduce((sum, r) => sum + r.kills.length, 0);
     const down = Math.max(...reports.map((r) => r.maxDown ?? 0));
     const modes = reports.flatMap((r) => r.modes ?? []);
     const count = (mode: string): number => modes.filter((m) => m === mode).length;
+    const closings = reports.reduce((sum, r) => sum + (r.closings ?? 0), 0);
     console.log(
-      `chaos: ${reports.length} runs, ${kills} kills and pauses; selectors delete/evict/rollout ${count('delete')}/${count('evict')}/${count('rollout')}; most pods down at once: ${down.toFixed(2)} × maxUnavailable`,
+      `chaos: ${reports.length} runs, ${kills} kills and pauses, ${closings} gate closings; selectors delete/evict/rollout ${count('delete')}/${count('evict')}/${count('rollout')}; most pods down at once: ${down.toFixed(2)} × maxUnavailable`,
     );
   });
 
@@ -100,6 +160,8 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     }
     // Selector order: no pod of selector i+1 is deleted while selector i lacks Ready replacements.
     let deletions = 0;
+    /** When each of this run's pods was deleted (the moment of the request). */
+    const deletedAt: { name: string; at: number }[] = [];
     /** Most pods down at once, as a share of the selector's bound (1 = at the bound). */
     let maxDown = 0;
     const stopWatching = h.sim.onPodDeleted((pod) => {
@@ -109,6 +171,7 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
         report.violations.push(`replacement ${pod.name} (${pod.uid}) deleted`);
         return;
       }
+      deletedAt.push({ name: pod.name, at: Date.now() });
       // The batch bound, sampled at every deletion (the only moment unavailability grows).
       const app = SELECTORS[index]!;
       const available = h.sim
@@ -140,19 +203,21 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
       }
     });
     const name = `crash-${seed}`;
-    h.sim.applyDirective(
-      directive(
+    const manifest = directive(
+      namespace,
+      name,
+      SELECTORS.map((app, index) => ({
         namespace,
-        name,
-        SELECTORS.map((app, index) => ({
-          namespace,
-          labels: { app },
-          waitForReplicas: REPLICAS,
-          maxUnavailable: limits[index],
-          bounceMode: modes[index],
-        })),
-      ),
+        labels: { app },
+        waitForReplicas: REPLICAS,
+        maxUnavailable: limits[index],
+        bounceMode: modes[index],
+      })),
     );
+    const gates = [{ query: 'mesh_ok', min: 1 }];
+    h.sim.applyDirective({ ...manifest, spec: { ...manifest.spec, gates } });
+    // Its own random source: the other choices of a seed stay what they were without the gate.
+    const gate = toggleGate(prom, mulberry32(seed * 7919 + 1));
     const pause = { at: Math.floor(random() * 2500), for: 100 + Math.floor(random() * 700) };
     let worker = spawnWorker();
     const answer = await h.post({ directive: { namespace, name } });
@@ -174,12 +239,14 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     }
     try {
       await pausing;
-      await waitForState(h, namespace, name, 'FINISHED', 45_000);
+      await waitForState(h, namespace, name, 'FINISHED', 90_000);
       report.maxDown = maxDown;
     } finally {
       stopWatching();
+      gate.stop();
       await stopWorker(worker);
     }
+    checkGate(report, gate.timeline, namespace, deletedAt);
     checkDeletions(report, originals, namespace, modes);
     checkRestarts(report, namespace, kinds, modes);
     report.modes = [...modes];
@@ -204,6 +271,30 @@ describe('chaos: worker SIGKILLed at random moments of a 3-selector directive', 
     report.kills.push(`pause at ${pause.at} ms for ${pause.for} ms`);
     await new Promise((resolve) => setTimeout(resolve, pause.for));
     h.sim.applyDirective({ ...manifest, metadata: { namespace, name, annotations: {} } });
+  }
+
+  /** No pod deleted, no owner restarted, while the gate had been closed for GATE_MARGIN_MS. */
+  function checkGate(
+    report: RunReport,
+    timeline: GateTimeline,
+    namespace: string,
+    deletedAt: { name: string; at: number }[],
+  ): void {
+    report.closings = timeline.filter((segment) => !segment.open).length;
+    const restarts = h.sim
+      .requests()
+      .filter(
+        (r) =>
+          r.namespace === namespace &&
+          r.method === 'PATCH' &&
+          (r.resource === 'deployments' || r.resource === 'statefulsets'),
+      )
+      .map((r) => ({ name: `${r.resource}/${r.name}`, at: r.at }));
+    for (const { name, at } of [...deletedAt, ...restarts]) {
+      if (closedThroughout(timeline, at - GATE_MARGIN_MS, at)) {
+        report.violations.push(`${name} bounced while the gate was closed`);
+      }
+    }
   }
 
   /** rollout selectors: each owner restarted exactly once (its generation bumped once) and complete. */

@@ -144,8 +144,6 @@ function sampleOf(variable: Variable): { set: string; env: string; extra?: strin
       return { set: 'mesh-a', env: 'mesh-a' };
     case 'PROMETHEUS_URL':
       return { set: 'http://prometheus.monitoring:9090', env: 'http://prometheus.monitoring:9090' };
-    case 'PROMETHEUS_TOKEN_FILE':
-      return { set: '/var/run/secrets/prometheus/token', env: '/var/run/secrets/prometheus/token' };
     case 'GATE_ALERTS':
       return { set: 'IstioHigh5xxRate', env: 'IstioHigh5xxRate', extra: PROMETHEUS };
     case 'GATE_WINDOWS':
@@ -182,6 +180,10 @@ const THROUGH_VALUES: Record<string, { args: string[]; role: 'api' | 'worker' }>
     role: 'worker',
   },
   REDIS_PASSWORD: { args: [], role: 'worker' },
+  PROMETHEUS_TOKEN_FILE: {
+    args: [...PROMETHEUS, '--set', 'prometheus.token.serviceAccountToken.enabled=true'],
+    role: 'worker',
+  },
   REDIS_SENTINELS: { args: sentinel(), role: 'worker' },
   REDIS_SENTINEL_NAME: { args: sentinel(), role: 'worker' },
   REDIS_SENTINEL_PASSWORD: {
@@ -268,6 +270,20 @@ const FEATURES: Record<string, string[]> = {
   sentinel: sentinel(),
   cluster: cluster(),
   notifications: ['--set', 'notifications.urlSecret.name=hook'],
+  'prometheus with a projected token': [
+    ...PROMETHEUS,
+    '--set',
+    'prometheus.token.serviceAccountToken.enabled=true',
+    '--set',
+    'prometheus.token.serviceAccountToken.audience=prometheus',
+  ],
+  'prometheus with a token from a Secret': [
+    ...PROMETHEUS,
+    '--set',
+    'prometheus.token.secret.name=prometheus-reader',
+    '--set',
+    'knative.enabled=true',
+  ],
   'external redis': [
     '--set',
     'redis.builtin.enabled=false',
@@ -407,6 +423,96 @@ describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
       }
     },
   );
+
+  it('mounts the Prometheus token as a file both roles read, and lets them reach Prometheus', () => {
+    type PodSpec = {
+      containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+      volumes: Record<string, unknown>[];
+    };
+    const podOf = (objects: Manifest[], role: string) =>
+      (
+        objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `pb-pod-bouncer-${role}`)
+          ?.spec as { template: { spec: PodSpec } }
+      ).template.spec;
+    const projected = render([
+      ...PROMETHEUS,
+      '--set',
+      'prometheus.token.serviceAccountToken.enabled=true',
+      '--set',
+      'prometheus.token.serviceAccountToken.audience=prometheus',
+    ]);
+    for (const role of ['api', 'worker'] as const) {
+      const env = environment(envOf(projected, role));
+      expect(env.PROMETHEUS_URL, role).toBe('http://prometheus.monitoring:9090');
+      expect(env.PROMETHEUS_TOKEN_FILE, role).toBe('/var/run/secrets/pod-bouncer/prometheus/token');
+      const pod = podOf(projected, role);
+      expect(pod.containers[0]!.volumeMounts).toContainEqual({
+        name: 'prometheus-token',
+        mountPath: '/var/run/secrets/pod-bouncer/prometheus',
+        readOnly: true,
+      });
+      expect(pod.volumes).toContainEqual({
+        name: 'prometheus-token',
+        projected: {
+          sources: [
+            {
+              serviceAccountToken: {
+                path: 'token',
+                expirationSeconds: 3600,
+                audience: 'prometheus',
+              },
+            },
+          ],
+        },
+      });
+      expect(loadConfig(env).gates.prometheusTokenFile, role).toBe(
+        '/var/run/secrets/pod-bouncer/prometheus/token',
+      );
+    }
+    const fromSecret = podOf(
+      render([...PROMETHEUS, '--set', 'prometheus.token.secret.name=prometheus-reader']),
+      'worker',
+    );
+    expect(fromSecret.volumes).toContainEqual({
+      name: 'prometheus-token',
+      secret: { secretName: 'prometheus-reader', items: [{ key: 'token', path: 'token' }] },
+    });
+    // No token chosen: no file, no mount.
+    const bare = render(PROMETHEUS);
+    expect(environment(envOf(bare, 'worker')).PROMETHEUS_TOKEN_FILE).toBeUndefined();
+    expect(podOf(bare, 'worker').volumes.map((v) => v.name)).toEqual(['tmp']);
+    expect(
+      renderError([
+        ...REQUIRED,
+        '--set',
+        'prometheus.token.serviceAccountToken.enabled=true',
+        '--set',
+        'prometheus.token.secret.name=x',
+      ]),
+    ).toMatch(/prometheus\.token: choose serviceAccountToken\.enabled or secret\.name, not both/);
+    // The NetworkPolicy opens Prometheus's port, to the peers named if any.
+    const egress = (objects: Manifest[]) =>
+      (
+        objects.find(
+          (o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'pb-pod-bouncer-worker',
+        )?.spec as { egress: unknown[] }
+      ).egress;
+    expect(egress(bare)).toContainEqual({ ports: [{ port: 9090, protocol: 'TCP' }] });
+    const peer = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+    };
+    const narrowed = render([
+      '--set',
+      'config.prometheusUrl=https://prometheus.example.com',
+      '--set-json',
+      `networkPolicy.prometheusTo=${JSON.stringify([peer])}`,
+    ]);
+    expect(egress(narrowed)).toContainEqual({
+      ports: [{ port: 443, protocol: 'TCP' }],
+      to: [peer],
+    });
+    expect(JSON.stringify(egress(render([])))).not.toContain('9090');
+  });
 
   it('lets no one but the node reach the worker unless metricsFrom says who scrapes it', () => {
     const policy = (objects: Manifest[]) =>

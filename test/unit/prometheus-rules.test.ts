@@ -22,6 +22,7 @@ export function renderRules(namespace = 'pod-bouncer'): string {
   const pr = values.prometheusRule;
   return read('charts/pod-bouncer/files/prometheus-rules.yaml')
     .replaceAll('__STUCK_SECONDS__', String(pr.stuckMinutes! * 60))
+    .replaceAll('__GATED_SECONDS__', String(pr.gatedMinutes! * 60))
     .replaceAll('__QUEUE_DEPTH__', String(pr.queueDepthThreshold))
     .replaceAll('__QUEUE_FOR__', `${pr.queueBackedUpMinutes}m`)
     .replaceAll('__WORKER_ABSENT_FOR__', `${pr.workerAbsentMinutes}m`)
@@ -114,7 +115,7 @@ describe('metric names in the alert rules and the dashboard', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('the dashboard shows runs, pods bounced, waits, API requests and queue depth', () => {
+  it('the dashboard shows runs, pods bounced, waits, gates, API requests and queue depth', () => {
     const all = dashboardExprs.join('\n');
     for (const name of [
       'pod_bouncer_status_transitions_total',
@@ -124,6 +125,8 @@ describe('metric names in the alert rules and the dashboard', () => {
       'pod_bouncer_events_received_total',
       'pod_bouncer_kubernetes_requests_total',
       'pod_bouncer_queue_depth',
+      'pod_bouncer_gate_verdicts_total',
+      'pod_bouncer_directive_gated_since_timestamp_seconds',
     ]) {
       expect(all).toContain(name);
     }
@@ -141,7 +144,7 @@ describe.skipIf(promtool === undefined)('the alert rules under promtool', () => 
     execFileSync(promtool!, args, { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
 
   it('promtool check rules accepts them', () => {
-    expect(run('check', 'rules', 'rules.yaml')).toMatch(/SUCCESS: 4 rules found/);
+    expect(run('check', 'rules', 'rules.yaml')).toMatch(/SUCCESS: 5 rules found/);
   });
 
   it('promtool test rules: each alert fires on its series and not otherwise', () => {

@@ -215,6 +215,10 @@ unset). Keys and defaults are the program's own, checked by the chart test.
 {{- end }}
 {{- end }}
 {{- include "pod-bouncer.notifyEnv" . }}
+{{- if include "pod-bouncer.prometheusToken" . }}
+- name: PROMETHEUS_TOKEN_FILE
+  value: /var/run/secrets/pod-bouncer/prometheus/token
+{{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -397,8 +401,70 @@ where no cluster answers (helm template).
         cidr: {{ . }}
     {{- end }}
   {{- end }}
+{{- include "pod-bouncer.prometheusEgress" . }}
 {{- with $np.extraEgress }}
 # Egress rules of the operator's own: a notification receiver, a proxy, …
 {{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Prometheus ------------------------------------------------------------------------------------ */}}
+
+{{/* "true" when a bearer token for Prometheus is mounted (prometheus.token), else empty. */}}
+{{- define "pod-bouncer.prometheusToken" -}}
+{{- $token := .Values.prometheus.token -}}
+{{- if and $token.serviceAccountToken.enabled $token.secret.name -}}
+{{- fail "prometheus.token: choose serviceAccountToken.enabled or secret.name, not both." -}}
+{{- end -}}
+{{- if or $token.serviceAccountToken.enabled $token.secret.name }}true{{ end -}}
+{{- end -}}
+
+{{/* The token's mount in a container: the kubelet swaps the file as it rotates, and
+pod-bouncer reads it again at each request. */}}
+{{- define "pod-bouncer.prometheusTokenMount" -}}
+{{- if include "pod-bouncer.prometheusToken" . }}
+- name: prometheus-token
+  mountPath: /var/run/secrets/pod-bouncer/prometheus
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* The token's volume: a projected service-account token of the pod, or a Secret's key. */}}
+{{- define "pod-bouncer.prometheusTokenVolume" -}}
+{{- $token := .Values.prometheus.token -}}
+{{- if $token.serviceAccountToken.enabled }}
+- name: prometheus-token
+  projected:
+    sources:
+      - serviceAccountToken:
+          path: token
+          expirationSeconds: {{ int $token.serviceAccountToken.expirationSeconds }}
+          {{- with $token.serviceAccountToken.audience }}
+          audience: {{ . | quote }}
+          {{- end }}
+{{- else if $token.secret.name }}
+- name: prometheus-token
+  secret:
+    secretName: {{ $token.secret.name }}
+    items:
+      - key: {{ $token.secret.key }}
+        path: token
+{{- end }}
+{{- end -}}
+
+{{/* Egress to config.prometheusUrl's port, when the NetworkPolicy is on and a URL is set (an
+optional key of config, hence index). */}}
+{{- define "pod-bouncer.prometheusEgress" -}}
+{{- with index .Values.config "prometheusUrl" }}
+{{- $url := urlParse . -}}
+{{- $port := (regexFind ":[0-9]+$" $url.host | trimPrefix ":") | default (ternary "443" "80" (eq $url.scheme "https")) }}
+# Prometheus (alerts and query gates, config.prometheusUrl).
+- ports:
+    - port: {{ $port }}
+      protocol: TCP
+  {{- with $.Values.networkPolicy.prometheusTo }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
 {{- end }}
 {{- end -}}

@@ -4,6 +4,7 @@ import type { RolloutState } from '../../kube/rollout-status.js';
 import type { StepContext } from '../context.js';
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
+import { gateWait, soakWait } from '../steps/gates.js';
 import { underLease, type LeaseRefusal } from '../steps/under-lease.js';
 import { countsOf, pausedWait } from '../steps/waits.js';
 
@@ -105,7 +106,8 @@ async function checkRolling(
 /**
  * Restarts owners while fewer than `limit` roll, each once per run: recorded before its patch
  * (in flight) and after it (restarted), so a crash never restarts an owner twice in a run; each
- * under the directive's bounce lease, so a superseded run restarts nothing more.
+ * under the directive's bounce lease, so a superseded run restarts nothing more; each only once
+ * the soak after the owners done so far is over and every gate is open.
  */
 async function advance(
   context: StepContext,
@@ -120,6 +122,11 @@ async function advance(
     if (rolling.length >= limit) break;
     if (await context.isAborted()) throw new AbortedError();
     if (pausedNow(context)) return { wait: pausedWait(context, bouncedBy(context, done)) };
+    // As before a batch (DESIGN §4 Soak, Gates): the soak after the owners complete so far, and
+    // every gate, before another owner rolls.
+    const bounced = bouncedBy(context, done);
+    const held = (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
+    if (held !== undefined) return { wait: held };
     const sent = await underLease(context, async () => {
       await context.save({ ownersRestarting: [key] });
       await ownersOf(context).restart(
