@@ -5,6 +5,8 @@ export interface SentPod {
   uid: string;
   /** Epoch ms, whole seconds: a pod created in or after it may be this pod's replacement. */
   since: number;
+  /** The run that sent it had inherited it as another run's replacement: it holds an older slot. */
+  replacement?: boolean;
 }
 
 /**
@@ -27,7 +29,9 @@ export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
  * whichever run took them down. A pod another run sent a bounce to and that is not among this
  * run's chosen was terminating or gone when this run chose: it is owed a Ready replacement that
  * this run did not choose, unless this run chose that replacement itself (a chosen pod created in
- * or after the second the first of them was sent). Pods not Ready for reasons of their own
+ * or after the second the first of them was sent). A slot is owed once: a replacement that a
+ * later run bounced again (A, then A', then A'' chosen now) is the same slot as the pod it
+ * replaced, so only the pods sent that were no one's replacement are owed. Pods not Ready for reasons of their own
  * (created before any of those bounces) count for nothing: a crash-looping pod must not stall
  * the selector.
  */
@@ -38,7 +42,8 @@ export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly Pod
   const since = Math.min(...others.map((pod) => pod.since));
   const theirs = chosen.filter((pod) => pod.createdAt.getTime() >= since).map((pod) => pod.uid);
   const taken = others.map((pod) => pod.uid);
-  return { taken, owed: Math.max(0, others.length - theirs.length), theirs };
+  const slots = others.filter((pod) => pod.replacement !== true).length;
+  return { taken, owed: Math.max(0, slots - theirs.length), theirs };
 }
 
 /** Pods another run took down, as counted against this run's maxUnavailable now. */

@@ -4,8 +4,11 @@ import { runKeyOf, type ChosenPod, type SelectorJobData } from '../queue/selecto
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
 
 /**
- * Appends to the selector's field, dropping entries older than the age limit, in one step.
- * KEYS: the hash. ARGV: the field, the oldest `since` kept, the key's TTL in ms, the new entries.
+ * Appends to the selector's field, dropping entries older than the age limit, in one step. An
+ * entry whose pod the job inherited as another run's replacement is marked (`r`): it holds the
+ * slot of a pod sent before it, and a later run must not count that slot twice.
+ * KEYS: the hash. ARGV: the field, the oldest `since` kept, the key's TTL in ms, the new entries,
+ * the job's field (what it inherited when it chose).
  */
 const APPEND = `
 local kept = {}
@@ -15,7 +18,18 @@ if raw then
     if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
   end
 end
-for _, entry in ipairs(cjson.decode(ARGV[4])) do table.insert(kept, entry) end
+local theirs = {}
+local inherited = redis.call('HGET', KEYS[1], ARGV[5])
+if inherited then
+  local decoded = cjson.decode(inherited)
+  if type(decoded.theirs) == 'table' then
+    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
+  end
+end
+for _, entry in ipairs(cjson.decode(ARGV[4])) do
+  if theirs[entry.u] then entry.r = 1 end
+  table.insert(kept, entry)
+end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return #kept
@@ -72,6 +86,7 @@ export class SentPods {
       String(now - this.maxAgeMs),
       String(this.maxAgeMs),
       JSON.stringify(entries),
+      jobField(data),
     );
   }
 
@@ -79,10 +94,12 @@ export class SentPods {
   async list(data: SelectorJobData, now = Date.now()): Promise<SentPod[]> {
     const raw = await this.redis.hget(sentPodsKey(this.prefix, data.directive.uid), fieldOf(data));
     const parsed: unknown = raw === null ? [] : JSON.parse(raw);
-    const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number }[]) : [];
+    const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
     const byUid = new Map<string, SentPod>();
-    for (const { u, s } of entries) {
-      if (s >= now - this.maxAgeMs && !byUid.has(u)) byUid.set(u, { uid: u, since: s });
+    for (const { u, s, r } of entries) {
+      if (s >= now - this.maxAgeMs && !byUid.has(u)) {
+        byUid.set(u, { uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) });
+      }
     }
     return [...byUid.values()];
   }

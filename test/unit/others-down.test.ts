@@ -48,4 +48,20 @@ describe('what an older run took down, as a newer run counts it', () => {
     const inherited = inheritedAtChoice(sent, [crashLooping]);
     expect(inheritedDown(inherited, new Set(), [crashLooping])).toEqual({ owed: 1, unready: 0 });
   });
+
+  it('owes a slot once when a replacement was bounced again by a later run', () => {
+    // a was sent; a2, its replacement, was chosen and sent by the next run; a3 is chosen now.
+    const sent = [
+      { uid: 'a', since: SECOND },
+      { uid: 'a2', since: SECOND + 2000, replacement: true },
+    ];
+    const chosen = [pod('a3', SECOND + 2500), pod('c', SECOND - 60_000)];
+    expect(inheritedAtChoice(sent, chosen)).toEqual({
+      taken: ['a', 'a2'],
+      owed: 0,
+      theirs: ['a3'],
+    });
+    // a3 not created yet: the one slot is owed once.
+    expect(inheritedAtChoice(sent, [pod('c', SECOND - 60_000)]).owed).toBe(1);
+  });
 });
