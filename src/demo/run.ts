@@ -2,9 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../config.js';
 import { checkRedis } from '../preflight.js';
-import { demoMesh, type Simulator } from '../sim/index.js';
+import type { DirectiveManifest } from '../directive/types.js';
+import { demoMesh, demoMeshWorkloads, meshCertsDirective, type Simulator } from '../sim/index.js';
 import { startSimStack } from '../stack/sim-stack.js';
 import { ProgressPrinter, type Print } from './progress.js';
+import { byApply, byEvent, type DirectiveRef } from './start-run.js';
+
+export interface DemoOptions {
+  /** Controller mode: the directive is applied, not announced by an event (WATCH_DIRECTIVES). */
+  watchDirectives?: boolean;
+}
 
 const DEMO_TIMEOUT_MS = 120_000;
 
@@ -15,24 +22,17 @@ function describeMesh(sim: Simulator, print: Print): void {
   }
 }
 
-async function postEvent(
-  url: string,
-  body: object,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/v1/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 /**
  * `pod-bouncer demo`: the whole flow on an embedded simulated cluster. Starts the simulator with a
  * small mesh, the API and the worker (on a private queue prefix), posts a cert-issued event and
- * prints each step until the directive is FINISHED. Returns the exit code.
+ * prints each step until the directive is FINISHED. With `watchDirectives`, the workers watch
+ * directives and the demo applies the directive instead of posting an event. Returns the exit code.
  */
-export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
+export async function runDemo(
+  env: Record<string, string | undefined>,
+  options: DemoOptions = {},
+): Promise<number> {
+  const watch = options.watchDirectives === true;
   const print: Print = (line) => process.stdout.write(`${line}\n`);
   await checkRedis(
     loadConfig({ REDIS_URL: env.REDIS_URL }).redis,
@@ -50,28 +50,27 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       POLL_INTERVAL_MS: '250',
       READINESS_TIMEOUT_SECONDS: '60',
       ROOT_CERT_SYNC_TIMEOUT_SECONDS: '60',
+      ...(watch ? { WATCH_DIRECTIVES: 'true' } : {}),
     },
   });
   const { sim, kube, serve } = stack;
-  const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 8000 }) as {
-    metadata: { namespace: string; name: string };
+  const mesh = { readinessDelayMs: 1500, configMapSyncDelayMs: 8000 };
+  const manifest = meshCertsDirective() as DirectiveManifest;
+  const ref: DirectiveRef = {
+    namespace: manifest.metadata.namespace,
+    name: manifest.metadata.name,
   };
+  if (watch) demoMeshWorkloads(sim, mesh);
+  else demoMesh(sim, mesh);
   print(`Simulated cluster at ${sim.url}. Mesh pods before the rotation:`);
   describeMesh(sim, print);
   try {
-    const ref = { namespace: directive.metadata.namespace, name: directive.metadata.name };
-    print(`\nPOST ${serve.url}/v1/events for directive ${ref.namespace}/${ref.name}`);
-    const answer = await postEvent(serve.url, {
-      directive: ref,
-      issuedAt: new Date().toISOString(),
-    });
-    print(`  → ${answer.status} ${JSON.stringify(answer.body)}\n`);
-    if (answer.status !== 202) return 1;
-    const finished = await follow(
-      new ProgressPrinter(kube, serve.queue, print),
-      ref,
-      answer.body.jobIds as string[],
-    );
+    const start = watch
+      ? byApply(serve.url, kube, manifest, print)
+      : byEvent(serve.url, ref, print);
+    const jobIds = await start();
+    if (jobIds === undefined) return 1;
+    const finished = await follow(new ProgressPrinter(kube, serve.queue, print), ref, jobIds);
     print(`\nMesh pods after the rotation:`);
     describeMesh(sim, print);
     print(

@@ -101,7 +101,12 @@ export interface Directive {
 export interface DirectiveManifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: DirectiveSpec;
 }
 

@@ -15,4 +15,19 @@ describe('pod-bouncer demo', () => {
     expect(output).toMatch(/FINISHED: \d+ pod\(s\) deleted/);
     expect(code).toBe(0);
   }, 120_000);
+
+  it('with --watch-directives, applies the directive instead of posting an event', async () => {
+    const child = spawn(process.execPath, ['bin/pod-bouncer.js', 'demo', '--watch-directives'], {
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += String(chunk)));
+    child.stderr.on('data', (chunk) => (output += String(chunk)));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(output).toMatch(/kubectl apply --server-side: directive istio-system\/mesh-certs/);
+    expect(output).not.toContain('POST ');
+    expect(output).toContain('is FINISHED');
+    expect(output).toMatch(/FINISHED: \d+ pod\(s\) deleted/);
+    expect(code).toBe(0);
+  }, 120_000);
 });
