@@ -8,8 +8,12 @@ import type { Informer } from '../kube/informer.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
 import { refused, verdictOf } from './refusal.js';
 
-/** The name controller mode goes by where a credential's would be (logs; CREDENTIAL_NAMESPACES). */
-export const CONTROLLER_SENDER = 'controller';
+/**
+ * The name controller mode goes by where a credential's would be. No credential can bear it (names
+ * are DNS labels or `ns:name`), so no CREDENTIAL_NAMESPACES entry narrows it: ALLOWED_NAMESPACES
+ * bounds it, as DESIGN §4 says.
+ */
+export const CONTROLLER_SENDER = '(controller)';
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
