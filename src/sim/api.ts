@@ -10,6 +10,7 @@ import {
   resourceList,
   versionInfo,
 } from './discovery.js';
+import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import type { ApiRequest, Handler, Reply } from './requests.js';
 import { ok } from './requests.js';
 import type { ResourceRegistry, ResourceType, Verb } from './resources.js';
@@ -45,23 +46,33 @@ export class ApiDispatcher {
     const { parsed, method } = call;
     if (parsed.kind === 'resource') return this.resource(call, parsed.resource);
     if (method !== 'GET') throw methodNotAllowed(method);
+    if (parsed.kind === 'namespace') {
+      return ok(
+        parsed.name
+          ? namespaceObject(parsed.name)
+          : namespaceList(this.store.namespaces(), this.store.resourceVersion()),
+      );
+    }
+    return ok(this.document(parsed) ?? throwNotFound());
+  }
+
+  /** The discovery and OpenAPI documents; undefined for a path the simulator does not serve. */
+  private document(parsed: ParsedPath): object | string | undefined {
     switch (parsed.kind) {
       case 'version':
-        return ok(versionInfo());
+        return versionInfo();
       case 'health':
-        return ok('ok');
+        return 'ok';
       case 'coreVersions':
-        return ok(coreVersions(this.serverAddress()));
+        return coreVersions(this.serverAddress());
       case 'groupList':
-        return ok(groupList(this.registry));
+        return groupList(this.registry);
       case 'resourceList':
-        return ok(resourceList(this.registry, parsed.group, parsed.version) ?? throwNotFound());
-      case 'namespace':
-        return ok(
-          parsed.name
-            ? namespaceObject(parsed.name)
-            : namespaceList(this.store.namespaces(), this.store.resourceVersion()),
-        );
+        return resourceList(this.registry, parsed.group, parsed.version);
+      case 'openapiRoot':
+        return openApiRoot(this.registry);
+      case 'openapiGroupVersion':
+        return openApiGroupVersion(this.registry, parsed.group, parsed.version);
       default:
         throw pathNotFound();
     }

@@ -350,4 +350,30 @@ describe.skipIf(kubectl === undefined)('kubectl against the simulated cluster', 
       new RegExp(`^${NS}/${NAME} {2}FINISHED {2}generation 2`),
     );
   });
+
+  it('apply and create write directives (validation left to the server); apply again updates the spec', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const manifest = (app: string) =>
+      JSON.stringify(directive(NS, 'applied', [{ namespace: NS, labels: { app } }]));
+    const file = join(dir, 'applied.json');
+    await writeFile(file, manifest('istiod'));
+    const created = await run(['apply', '-f', file]);
+    expect(created.stderr).toBe('');
+    expect(created.stdout.trim()).toBe(`${RESOURCE}/applied created`);
+    expect(h.sim.getDirective(NS, 'applied')?.metadata.generation).toBe(1);
+
+    await writeFile(file, manifest('slow'));
+    const configured = await run(['apply', '-f', file]);
+    expect(configured.stdout.trim()).toBe(`${RESOURCE}/applied configured`);
+    const updated = h.sim.getDirective(NS, 'applied') as any;
+    expect(updated.metadata.generation).toBe(2);
+    expect(updated.spec.podsToBounce[0].labels).toEqual({ app: 'slow' });
+
+    // The server's schema still decides: a directive without selectors is refused.
+    await writeFile(file, JSON.stringify(directive(NS, 'empty', [])));
+    const refused = await run(['create', '-f', file]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/podsToBounce/);
+    expect(h.sim.getDirective(NS, 'empty')).toBeUndefined();
+  });
 });
