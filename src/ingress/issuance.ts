@@ -60,13 +60,13 @@ export async function warnInvalidIssuedAt(
  * The issuance of an event about `directive` (DESIGN §2 *Runs*): a native or CloudEvent
  * `issuedAt` when the event carries one; otherwise the `pod-bouncer.io/issued-at` annotation,
  * which then names the issuance (object shapes included); otherwise what the event carries
- * (an object shape's moment chooses pods but names no issuance).
+ * (an object shape's moment chooses pods but names no issuance). Pure but for the clock; an
+ * annotation that cannot name one is returned as `ignored`, for the caller to report.
  */
-export async function issuanceOf(
-  deps: IssuanceDeps,
+export function issuanceFrom(
   event: Accepted,
   directive: Directive,
-): Promise<Issuance> {
+): Issuance & { ignored?: { value: string; why: string } } {
   const names = namesIssuance(event);
   const carried: Issuance = {
     ...(event.issuedAt === undefined ? {} : { issuedAt: event.issuedAt }),
@@ -80,7 +80,18 @@ export async function issuanceOf(
     return { issuedAt, ...(sentIssuedAt === undefined ? {} : { sentIssuedAt }), names: true };
   }
   if (annotated.kind === 'invalid') {
-    await warnInvalidIssuedAt(deps, directive, annotated.value, annotated.why);
+    return { ...carried, ignored: { value: annotated.value, why: annotated.why } };
   }
   return carried;
+}
+
+/** `issuanceFrom`, with the `InvalidIssuedAt` Warning of an ignored annotation recorded. */
+export async function issuanceOf(
+  deps: IssuanceDeps,
+  event: Accepted,
+  directive: Directive,
+): Promise<Issuance> {
+  const { ignored, ...issuance } = issuanceFrom(event, directive);
+  if (ignored !== undefined) await warnInvalidIssuedAt(deps, directive, ignored.value, ignored.why);
+  return issuance;
 }

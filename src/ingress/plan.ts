@@ -3,6 +3,7 @@ import { checkedSpec } from '../events/directive-object.js';
 import {
   directiveKey,
   type BounceMode,
+  type Directive,
   type DirectiveSpec,
   type PodSelector,
   type RootCertSync,
@@ -18,6 +19,7 @@ import {
 import { needsBounce } from '../workflow/steps/select.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf, type NamespaceScope } from './bounds.js';
 import type { ApiKube, AppDeps } from './deps.js';
+import { issuanceFrom } from './issuance.js';
 import {
   mapBounded,
   selectorWarnings,
@@ -169,7 +171,13 @@ async function planTarget(
   deps: AppDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
   scope: NamespaceScope,
-): Promise<{ key: string; uid: string | null; generation: number | null; spec: DirectiveSpec }> {
+): Promise<{
+  key: string;
+  uid: string | null;
+  generation: number | null;
+  spec: DirectiveSpec;
+  directive?: Directive;
+}> {
   if (event.kind === 'inline') {
     const { metadata, spec } = event.manifest;
     return { key: directiveKey(metadata), uid: null, generation: null, spec };
@@ -183,6 +191,7 @@ async function planTarget(
     uid,
     generation,
     spec,
+    directive,
   };
 }
 
@@ -204,10 +213,15 @@ export async function planEvent(
   const scope = scopeOf(deps.config, sender);
   assertEventAllowed(deps.config, event, scope);
   const target = await planTarget(deps, event, scope);
+  // The issuance a run would serve: the directive's issued-at annotation where the event has none.
+  const issuedAt =
+    target.directive === undefined
+      ? event.issuedAt
+      : issuanceFrom(event, target.directive).issuedAt;
   const selectors = await mapBounded(
     target.spec.podsToBounce,
     PLAN_CONCURRENCY,
-    (selector, index) => planSelector(deps, selector, index, event.issuedAt),
+    (selector, index) => planSelector(deps, selector, index, issuedAt),
   );
   return {
     dryRun: true,
@@ -215,7 +229,7 @@ export async function planEvent(
     inline: event.kind === 'inline',
     uid: target.uid,
     generation: target.generation,
-    issuedAt: event.issuedAt?.toISOString() ?? null,
+    issuedAt: issuedAt?.toISOString() ?? null,
     selectors,
   };
 }

@@ -9,6 +9,7 @@ import {
   directive,
   eventually,
   startHarness,
+  TOKEN,
   type Harness,
 } from '../support/harness.js';
 
@@ -126,5 +127,28 @@ describe('the issued-at annotation', () => {
     );
     expect(warnings('invalid')[0]).toMatchObject({ type: 'Warning' });
     expect(h.sim.deletedPods()).toHaveLength(bounced);
+  });
+
+  it('is the issuance a dry run plans with: pods created at or after it are left alone', async () => {
+    const before = new Date(Date.now() - 60_000).toISOString();
+    h.sim.addWorkload({
+      namespace: NS,
+      name: 'plan',
+      kind: 'ReplicaSet',
+      labels: { app: 'plan' },
+      replicas: 1,
+    });
+    annotate('planned', 'plan', before);
+    const answer = await h.post(watchEvent('planned'));
+    expect(answer.body.duplicate).toBe(false);
+    await finishedAt('planned', before);
+    const plan = await fetch(`${h.serve.url}/v1/events?dryRun=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ directive: { namespace: NS, name: 'planned' } }),
+    }).then((response) => response.json() as Promise<any>);
+    expect(plan.issuedAt).toBe(new Date(before).toISOString());
+    expect(plan.selectors[0].pods).toEqual([]);
+    expect(plan.selectors[0].skipped[0]).toMatchObject({ reason: 'created at or after issuedAt' });
   });
 });
