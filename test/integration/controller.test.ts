@@ -148,6 +148,23 @@ describe('controller mode', () => {
       active: 0,
     });
   });
+
+  it('writes a refusal the API server could not take once it can, trying again with backoff', async () => {
+    h.sim.setFaults({ errorRate: 1, status: 503, methods: ['PATCH'], resources: ['status'] });
+    h.sim.applyDirective(directive(NS, 'flaky', [{ namespace: 'kube-system', labels: {} }]));
+    const refusedWrites = () =>
+      h.sim
+        .requests()
+        .filter((r) => r.name === 'flaky' && r.subresource === 'status' && r.status === 503);
+    // A status write tries 4 times (src/kube/retry.ts): a fifth attempt is the controller's own.
+    await eventually('the controller to try the refusal again', () =>
+      refusedWrites().length > 4 ? true : undefined,
+    );
+    expect(h.sim.getDirective(NS, 'flaky')?.status).toBeUndefined();
+    h.sim.setFaults(null);
+    const failed = await waitForState(h, NS, 'flaky', 'FAILED');
+    expect(failed.status.error).toMatch(/^directive: .*ALLOWED_NAMESPACES/);
+  });
 });
 
 describe('controller mode at installation', () => {
