@@ -49,6 +49,8 @@ export interface Config {
   readonly auth: AuthConfig;
   readonly dashboard: { readonly user: string; readonly password: string } | undefined;
   readonly workerConcurrency: number;
+  /** Controller mode: workers watch directives and start their runs without an event. */
+  readonly watchDirectives: boolean;
   readonly pollIntervalMs: number;
   readonly readinessTimeoutSeconds: number;
   readonly rootCertSyncTimeoutSeconds: number;
@@ -331,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth: authConfig(env),
     dashboard: dashboard(env),
     workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY'),
+    watchDirectives: readFlag(env, 'WATCH_DIRECTIVES'),
     pollIntervalMs: readInteger(env, 'POLL_INTERVAL_MS'),
     readinessTimeoutSeconds: readInteger(env, 'READINESS_TIMEOUT_SECONDS'),
     rootCertSyncTimeoutSeconds: readInteger(env, 'ROOT_CERT_SYNC_TIMEOUT_SECONDS'),

@@ -42,10 +42,16 @@ export function registerServerCommands(
     .description(
       'the whole flow on an embedded simulated cluster, with a sample event, until FINISHED',
     )
+    .option(
+      '--watch-directives',
+      'controller mode (WATCH_DIRECTIVES): apply the directive instead of posting an event',
+    )
     .addHelpText('after', envHelp(DEMO_ENV))
-    .action(async () => {
+    .action(async (options: { watchDirectives?: boolean }) => {
       const { runDemo } = await import('../demo/run.js');
-      setExitCode(await runDemo(process.env));
+      setExitCode(
+        await runDemo(process.env, { watchDirectives: options.watchDirectives === true }),
+      );
     });
   program
     .command('sim')

@@ -407,6 +407,15 @@ export const VARIABLES: readonly Variable[] = [
     chart: config,
   },
   {
+    name: 'WATCH_DIRECTIVES',
+    group: 'Workflow',
+    schema: Type.Boolean(),
+    default: false,
+    roles: WORK,
+    doc: 'controller mode: workers watch the directives of ALLOWED_NAMESPACES and start their runs without an event',
+    chart: config,
+  },
+  {
     name: 'WORKER_CONCURRENCY',
     group: 'Workflow',
     schema: integer(1, 1000),

@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { demoMesh, type Simulator } from '../sim/index.js';
+import type { DirectiveManifest } from '../directive/types.js';
+import { demoMesh, demoMeshWorkloads, meshCertsDirective, type Simulator } from '../sim/index.js';
 import { startSimStack } from '../stack/sim-stack.js';
 import { DemoClock } from './clock.js';
 import { demoRedis } from './private-redis.js';
 import { ProgressPrinter, type Print } from './progress.js';
 import { readableLog } from './readable-log.js';
+import { byApply, byEvent, type DirectiveRef } from './start-run.js';
+
+export interface DemoOptions {
+  /** Controller mode: the directive is applied, not announced by an event (WATCH_DIRECTIVES). */
+  watchDirectives?: boolean;
+}
 
 const DEMO_TIMEOUT_MS = 120_000;
 
@@ -16,29 +23,25 @@ function describeMesh(sim: Simulator, print: Print): void {
   }
 }
 
-async function postEvent(
-  url: string,
-  body: object,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/v1/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 /**
  * `pod-bouncer demo`: the whole flow on an embedded simulated cluster. Starts the simulator with a
  * small mesh, the API and the worker (on a private queue prefix), posts a cert-issued event and
- * prints each step until the directive is FINISHED. Returns the exit code.
+ * prints each step until the directive is FINISHED. With `watchDirectives`, the workers watch
+ * directives and the demo applies the directive instead of posting an event. Returns the exit code.
  */
-export async function runDemo(env: Record<string, string | undefined>): Promise<number> {
+export async function runDemo(
+  env: Record<string, string | undefined>,
+  options: DemoOptions = {},
+): Promise<number> {
   const print: Print = (line) => process.stdout.write(`${line}\n`);
   const clock = new DemoClock();
   const redis = await demoRedis(env.REDIS_URL, print);
   try {
-    return await runOnRedis(env, redis.url, print, clock);
+    return await runOnRedis(env, redis.url, {
+      print,
+      clock,
+      watch: options.watchDirectives === true,
+    });
   } finally {
     await redis.stop();
   }
@@ -47,8 +50,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
 async function runOnRedis(
   env: Record<string, string | undefined>,
   redisUrl: string | undefined,
-  print: Print,
-  clock: DemoClock,
+  { print, clock, watch }: { print: Print; clock: DemoClock; watch: boolean },
 ): Promise<number> {
   // The demo's queue prefix is its own: the stack leaves nothing of it behind in a shared Redis.
   const stack = await startSimStack({
@@ -66,27 +68,30 @@ async function runOnRedis(
       POLL_INTERVAL_MS: '250',
       READINESS_TIMEOUT_SECONDS: '60',
       ROOT_CERT_SYNC_TIMEOUT_SECONDS: '60',
+      ...(watch ? { WATCH_DIRECTIVES: 'true' } : {}),
     },
   });
   const { sim, kube, serve } = stack;
-  const directive = demoMesh(sim, { readinessDelayMs: 1500, configMapSyncDelayMs: 8000 }) as {
-    metadata: { namespace: string; name: string };
+  const mesh = { readinessDelayMs: 1500, configMapSyncDelayMs: 8000 };
+  const manifest = meshCertsDirective() as DirectiveManifest;
+  const ref: DirectiveRef = {
+    namespace: manifest.metadata.namespace,
+    name: manifest.metadata.name,
   };
+  if (watch) demoMeshWorkloads(sim, mesh);
+  else demoMesh(sim, mesh);
   print(`Simulated cluster at ${sim.url}. Mesh pods before the rotation:`);
   describeMesh(sim, print);
   try {
-    const ref = { namespace: directive.metadata.namespace, name: directive.metadata.name };
-    print(`\nPOST ${serve.url}/v1/events for directive ${ref.namespace}/${ref.name}`);
-    const answer = await postEvent(serve.url, {
-      directive: ref,
-      issuedAt: new Date().toISOString(),
-    });
-    print(`  → ${describeAnswer(answer)}\n`);
-    if (answer.status !== 202) return 1;
+    const start = watch
+      ? byApply(serve.url, kube, manifest, print)
+      : byEvent(serve.url, ref, print);
+    const jobIds = await start();
+    if (jobIds === undefined) return 1;
     const finished = await follow(
       new ProgressPrinter(kube, serve.queue, print, clock),
       ref,
-      answer.body.jobIds as string[],
+      jobIds,
     );
     print(`\nMesh pods after the rotation:`);
     describeMesh(sim, print);
@@ -129,14 +134,4 @@ function bouncedSummary(sim: Simulator): string {
   if (deleted === 0) return `${evicted} pod(s) evicted`;
   if (evicted === 0) return `${deleted} pod(s) deleted`;
   return `${evicted} pod(s) evicted, ${deleted} deleted`;
-}
-
-/** The 202 in words: which run, and its selector jobs (`<uid>.g<generation>.r<runKey>.s<index>`). */
-function describeAnswer(answer: { status: number; body: Record<string, unknown> }): string {
-  const { generation, jobIds, message } = answer.body;
-  if (answer.status !== 202 || !Array.isArray(jobIds)) {
-    return `${answer.status}: ${typeof message === 'string' ? message : 'refused'}`;
-  }
-  const first = String(jobIds[0]);
-  return `202 accepted: generation ${String(generation)}, ${jobIds.length} selector job(s), ${first} to ${first.replace(/\.s0$/, `.s${jobIds.length - 1}`)}`;
 }

@@ -10,6 +10,8 @@ export const DIRECTIVE_API_VERSION = `${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}`;
 
 /** Set to "true" on a directive, no further pod of it is bounced until it is removed. */
 export const PAUSED_ANNOTATION = 'pod-bouncer.io/paused';
+/** Names the issuance a directive object describes (DESIGN §2 *Runs*). */
+export const ISSUED_AT_ANNOTATION = 'pod-bouncer.io/issued-at';
 
 export interface ObjectRef {
   name: string;
@@ -99,7 +101,12 @@ export interface Directive {
 export interface DirectiveManifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: DirectiveSpec;
 }
 

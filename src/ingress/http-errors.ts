@@ -58,8 +58,8 @@ function fastifyMessage(code: string, error: FastifyError, request: FastifyReque
   return error.message;
 }
 
-/** The project's own errors, or undefined for anything else. */
-function domainProblem(error: unknown): HttpProblem | undefined {
+/** The answer the project's own errors get, or undefined for anything else. */
+export function domainProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof HttpProblem) return error;
   if (error instanceof BadEventError) return new HttpProblem(400, 'bad_request', error.message);
   if (error instanceof InvalidDirectiveError) {

@@ -10,17 +10,9 @@ import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
+import { issuanceOf } from './issuance.js';
 
 const DAY_SECONDS = 24 * 3600;
-
-/** Native and CloudEvent events name an issuance; the object shapes only describe the directive. */
-function namesIssuance(event: Exclude<CertIssued, { kind: 'ignored' }>): boolean {
-  return (
-    event.shape === 'native-reference' ||
-    event.shape === 'native-inline' ||
-    event.shape === 'cloudevent'
-  );
-}
 
 export interface AcceptedEvent {
   directive: string;
@@ -179,13 +171,14 @@ export async function ingest(
   const directive = await resolveDirective(deps, event, sender);
   assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace, scope);
   const { uid } = directive.metadata;
+  const { issuedAt, sentIssuedAt, names } = await issuanceOf(deps, event, directive);
   const runs = deps.runs ?? groupCommit(deps);
   const enqueued = await inRedis(() =>
     runs.enqueue({
       directive,
-      issuedAt: event.issuedAt,
-      ...(event.sentIssuedAt === undefined ? {} : { sentIssuedAt: event.sentIssuedAt }),
-      issuance: namesIssuance(event),
+      issuedAt,
+      ...(sentIssuedAt === undefined ? {} : { sentIssuedAt }),
+      issuance: names,
     }),
   );
   if (enqueued.tooManyRuns !== undefined) {
@@ -193,7 +186,7 @@ export async function ingest(
   }
   const { run, duplicate } = enqueued;
   // A recalled answer was confirmed by a replica when this process first gave it.
-  if (enqueued.recalled !== true) remember(deps, directive, event.issuedAt, enqueued);
+  if (enqueued.recalled !== true) remember(deps, directive, issuedAt, enqueued);
   if (!duplicate) markPending(deps, directive, run.issuedAt);
   const key = directiveKey(directive.metadata);
   // The request's logger carries its id and who sent it (see auth): the acceptance line says both.

@@ -4,6 +4,7 @@ import { checkedSpec } from '../events/directive-object.js';
 import {
   directiveKey,
   type BounceMode,
+  type Directive,
   type DirectiveSpec,
   type PodSelector,
   type RootCertSync,
@@ -19,6 +20,7 @@ import {
 import { needsBounce } from '../workflow/steps/select.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf, type NamespaceScope } from './bounds.js';
 import type { ApiKube, AppDeps } from './deps.js';
+import { issuanceFrom } from './issuance.js';
 import {
   mapBounded,
   selectorWarnings,
@@ -199,7 +201,13 @@ async function planTarget(
   deps: AppDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
   scope: NamespaceScope,
-): Promise<{ key: string; uid: string | null; generation: number | null; spec: DirectiveSpec }> {
+): Promise<{
+  key: string;
+  uid: string | null;
+  generation: number | null;
+  spec: DirectiveSpec;
+  directive?: Directive;
+}> {
   if (event.kind === 'inline') {
     const { metadata, spec } = event.manifest;
     return { key: directiveKey(metadata), uid: null, generation: null, spec };
@@ -213,6 +221,7 @@ async function planTarget(
     uid,
     generation,
     spec,
+    directive,
   };
 }
 
@@ -234,10 +243,15 @@ export async function planEvent(
   const scope = scopeOf(deps.config, sender);
   assertEventAllowed(deps.config, event, scope);
   const target = await planTarget(deps, event, scope);
+  // The issuance a run would serve: the directive's issued-at annotation where the event has none.
+  const issuedAt =
+    target.directive === undefined
+      ? event.issuedAt
+      : issuanceFrom(event, target.directive).issuedAt;
   const [gates, selectors] = await Promise.all([
     planGates(deps, target.spec),
     mapBounded(target.spec.podsToBounce, PLAN_CONCURRENCY, (selector, index) =>
-      planSelector(deps, selector, index, event.issuedAt),
+      planSelector(deps, selector, index, issuedAt),
     ),
   ]);
   return {
@@ -246,7 +260,7 @@ export async function planEvent(
     inline: event.kind === 'inline',
     uid: target.uid,
     generation: target.generation,
-    issuedAt: event.issuedAt?.toISOString() ?? null,
+    issuedAt: issuedAt?.toISOString() ?? null,
     gates,
     selectors,
   };

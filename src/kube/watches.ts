@@ -18,6 +18,9 @@ import { sendRaw } from './raw-request.js';
 
 export type WatchedKind = 'pods' | 'configmaps' | 'directives';
 
+/** The "namespace" of a cluster-wide watch (controller mode without ALLOWED_NAMESPACES). */
+export const EVERY_NAMESPACE = '';
+
 export interface WatchSettings {
   /**
    * How long an open watch may say nothing before it is listed again (shorter once the server's
@@ -98,10 +101,11 @@ export class KubeWatches {
   }
 
   private source(kind: WatchedKind, namespace: string): InformerSource {
+    const scope = namespace === EVERY_NAMESPACE ? '' : `/namespaces/${namespace}`;
     const path =
       kind === 'directives'
-        ? `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}/namespaces/${namespace}/${DIRECTIVE_PLURAL}`
-        : `/api/v1/namespaces/${namespace}/${kind}`;
+        ? `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}${scope}/${DIRECTIVE_PLURAL}`
+        : `/api/v1${scope}/${kind}`;
     // The list as the API server sends it (plain JSON, as watch events are): no model classes.
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
       JSON.parse(

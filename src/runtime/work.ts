@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { sharedWatchCaches } from '../kube/watch-caches.js';
 import { judgeOf } from '../gates/judge.js';
+import { startController, type ControllerRole } from '../controller/start.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
@@ -26,6 +27,8 @@ export interface WorkRole extends Role {
   wakeups: Wakeups;
   /** Removes failed runs' jobs once they outlive RETENTION_DAYS. */
   failedRuns: FailedRunSweeper;
+  /** WATCH_DIRECTIVES=true: the directives watched and started without an event. */
+  controller: ControllerRole | undefined;
 }
 
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
@@ -92,6 +95,17 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     log.child({ component: 'retention' }),
   );
   failedRuns.start();
+  const controller = config.watchDirectives
+    ? startController(config, log.child({ component: 'controller' }), {
+        kube,
+        caches,
+        status: new StatusWriter(
+          kube,
+          log.child({ component: 'status' }),
+          transitionObservers(notifier),
+        ),
+      })
+    : undefined;
   const stopSeriesSweep = startDirectiveSweep((ref) => caches.directives.exists(ref));
   log.info(
     { concurrency: config.workerConcurrency, queue: QUEUE_NAME, prefix: config.queuePrefix },
@@ -101,8 +115,10 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     worker,
     wakeups,
     failedRuns,
+    controller,
     async close(): Promise<void> {
       stopSeriesSweep();
+      await controller?.close();
       failedRuns.close();
       await worker.close();
       await queue.close();

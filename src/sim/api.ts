@@ -10,7 +10,7 @@ import {
   resourceList,
   versionInfo,
 } from './discovery.js';
-import { openApiDocument, openApiRoot } from './openapi.js';
+import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import type { ApiRequest, Handler, Reply } from './requests.js';
 import { ok } from './requests.js';
 import type { ResourceRegistry, ResourceType, Verb } from './resources.js';
@@ -53,11 +53,11 @@ export class ApiDispatcher {
           : namespaceList(this.store.namespaces(), this.store.resourceVersion()),
       );
     }
-    return ok(this.discovery(parsed) ?? throwNotFound());
+    return ok(this.document(parsed) ?? throwNotFound());
   }
 
-  /** What clients read before they use the API: versions, groups, resources, OpenAPI. */
-  private discovery(parsed: ParsedPath): unknown {
+  /** The discovery and OpenAPI documents; undefined for a path the simulator does not serve. */
+  private document(parsed: ParsedPath): object | string | undefined {
     switch (parsed.kind) {
       case 'version':
         return versionInfo();
@@ -69,12 +69,12 @@ export class ApiDispatcher {
         return groupList(this.registry);
       case 'resourceList':
         return resourceList(this.registry, parsed.group, parsed.version);
-      case 'openApiRoot':
+      case 'openapiRoot':
         return openApiRoot(this.registry);
-      case 'openApiDocument':
-        return openApiDocument(this.registry, parsed.group, parsed.version);
+      case 'openapiGroupVersion':
+        return openApiGroupVersion(this.registry, parsed.group, parsed.version);
       default:
-        return undefined;
+        throw pathNotFound();
     }
   }
 

@@ -3,7 +3,7 @@
  * benchmarks and `pod-bouncer demo` drive the real @kubernetes/client-node end to end.
  */
 export { startSimulator } from './simulator.js';
-export { demoMesh } from './mesh.js';
+export { demoMesh, demoMeshWorkloads, meshCertsDirective } from './mesh.js';
 export { serviceAccountJwt } from './service-account-token.js';
 export type { ServiceAccountTokenSpec } from './service-account-token.js';
 export type { DemoMeshOptions } from './mesh.js';

@@ -22,6 +22,12 @@ function fakePem(): string {
 
 /** Populates `sim` with the demo mesh and returns the `istio-system/mesh-certs` directive. */
 export function demoMesh(sim: Simulator, opts: DemoMeshOptions = {}): DirectiveObject {
+  demoMeshWorkloads(sim, opts);
+  return sim.applyDirective(meshCertsDirective());
+}
+
+/** The demo mesh without its directive, for a demo that creates the directive through the API. */
+export function demoMeshWorkloads(sim: Simulator, opts: DemoMeshOptions = {}): void {
   const readinessDelayMs = opts.readinessDelayMs ?? 0;
   const oldRoot = fakePem();
   const newRoot = fakePem();
@@ -64,10 +70,10 @@ export function demoMesh(sim: Simulator, opts: DemoMeshOptions = {}): DirectiveO
       sim.putConfigMap(namespace, 'istio-ca-root-cert', { [ROOT_CERT_KEY]: newRoot });
     }
   });
-  return sim.applyDirective(meshCertsDirective());
 }
 
-function meshCertsDirective(): object {
+/** The demo's `istio-system/mesh-certs` directive, as a manifest. */
+export function meshCertsDirective(): object {
   return {
     apiVersion: 'internal.gloo.solo.io/v2',
     kind: 'PodBounceDirective',

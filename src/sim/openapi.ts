@@ -1,51 +1,54 @@
-// The OpenAPI v3 discovery kubectl reads before it writes: the root lists one document per group
-// version, and each document's PATCH operations name their kind and take `fieldValidation`.
-// kubectl then leaves validation to the server (as it does against a real API server) instead of
-// asking for /openapi/v2 and refusing to apply without `--validate=false`.
+// The OpenAPI v3 discovery a real kubectl reads before it writes: `kubectl apply` and `create`
+// look up whether the PATCH of the object's kind takes the `fieldValidation` query parameter and,
+// when it does, leave validation to the server (which checks the CRD's schema here). Without
+// these documents kubectl refuses to write at all ("failed to download openapi"). Paths and
+// operations only: no component schemas, so kubectl's apply falls back to a JSON merge patch for
+// every kind, as it does for custom resources.
 import { createHash } from 'node:crypto';
+import { versionInfo } from './discovery.js';
 import type { ResourceRegistry, ResourceType } from './resources.js';
 
-const PATCH_PARAMETERS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
-  name,
-  in: 'query',
-  schema: { type: name === 'force' ? 'boolean' : 'string' },
-  uniqueItems: true,
-}));
-
-// A custom resource takes no strategic merge patch; kubectl reads this and sends a merge patch.
-const CUSTOM_PATCH_TYPES = [
-  'application/apply-patch+yaml',
-  'application/json-patch+json',
-  'application/merge-patch+json',
-];
-const CORE_PATCH_TYPES = [...CUSTOM_PATCH_TYPES, 'application/strategic-merge-patch+json'];
-
-/** `apis/<group>/<version>` or `api/v1`: the key kubectl looks a group version up by. */
-function documentKey(group: string, version: string): string {
-  return group ? `apis/${group}/${version}` : `api/${version}`;
+function keyOf(group: string, version: string): string {
+  return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-function groupVersions(registry: ResourceRegistry): Array<{ group: string; version: string }> {
-  const seen = new Map<string, { group: string; version: string }>();
-  for (const type of registry.types) {
-    seen.set(documentKey(type.group, type.version), { group: type.group, version: type.version });
-  }
-  return [...seen.values()];
-}
-
+/** `GET /openapi/v3`: one entry per group version, each with its document's URL. */
 export function openApiRoot(registry: ResourceRegistry): object {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const { group, version } of groupVersions(registry)) {
-    const key = documentKey(group, version);
-    const body = JSON.stringify(openApiDocument(registry, group, version));
-    const hash = createHash('sha512').update(body).digest('hex').slice(0, 128);
+  for (const type of registry.types) {
+    const key = keyOf(type.group, type.version);
+    const hash = createHash('sha256').update(key).digest('hex').slice(0, 16).toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
   }
   return { paths };
 }
 
-/** The document of one group version, or undefined when the simulator serves none of it. */
-export function openApiDocument(
+const query = (name: string): object => ({ name, in: 'query', schema: { type: 'string' } });
+const WRITE_PARAMETERS = ['dryRun', 'fieldManager', 'fieldValidation'].map(query);
+
+function operations(type: ResourceType, verbs: readonly string[]): Record<string, object> {
+  const gvk = { group: type.group, version: type.version, kind: type.kind };
+  const operation = (action: string, write: boolean): object => ({
+    operationId: `${action}${type.kind}`,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    ...(write ? { parameters: WRITE_PARAMETERS } : {}),
+    responses: { '200': { description: 'OK' } },
+  });
+  const byMethod: Record<string, [string, boolean]> = {
+    get: ['get', false],
+    post: ['post', true],
+    put: ['put', true],
+    patch: ['patch', true],
+    delete: ['delete', false],
+  };
+  return Object.fromEntries(
+    verbs.map((method) => [method, operation(...(byMethod[method] ?? ['get', false]))]),
+  );
+}
+
+/** `GET /openapi/v3/apis/<group>/<version>` (or `api/v1`); undefined for a version not served. */
+export function openApiGroupVersion(
   registry: ResourceRegistry,
   group: string,
   version: string,
@@ -54,39 +57,18 @@ export function openApiDocument(
   if (types.length === 0) return undefined;
   const paths: Record<string, object> = {};
   for (const type of types) {
-    if (!type.verbs.includes('patch')) continue;
-    paths[objectPath(type)] = { patch: patchOperation(type) };
+    const base = `/${keyOf(group, version)}${type.namespaced ? '/namespaces/{namespace}' : ''}/${type.plural}`;
+    const item = type.verbs.filter((v) => ['get', 'update', 'patch', 'delete'].includes(v));
+    paths[base] = operations(type, type.verbs.includes('create') ? ['get', 'post'] : ['get']);
+    paths[`${base}/{name}`] = operations(
+      type,
+      item.map((verb) => (verb === 'update' ? 'put' : verb)),
+    );
   }
   return {
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.35.0-sim' },
+    info: { title: 'Kubernetes', version: (versionInfo() as { gitVersion: string }).gitVersion },
     paths,
-  };
-}
-
-function objectPath(type: ResourceType): string {
-  const prefix = `/${documentKey(type.group, type.version)}`;
-  const scope = type.namespaced ? '/namespaces/{namespace}' : '';
-  return `${prefix}${scope}/${type.plural}/{name}`;
-}
-
-function patchOperation(type: ResourceType): object {
-  const content = Object.fromEntries(
-    (type.custom ? CUSTOM_PATCH_TYPES : CORE_PATCH_TYPES).map((mediaType) => [
-      mediaType,
-      { schema: { type: 'object' } },
-    ]),
-  );
-  return {
-    operationId: `patch${type.kind}`,
-    parameters: PATCH_PARAMETERS,
-    requestBody: { content, required: true },
-    responses: { '200': { description: 'OK' } },
-    'x-kubernetes-action': 'patch',
-    'x-kubernetes-group-version-kind': {
-      group: type.group,
-      version: type.version,
-      kind: type.kind,
-    },
+    components: { schemas: {} },
   };
 }

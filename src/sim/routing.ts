@@ -12,8 +12,8 @@ export interface ResourcePath {
 export type ParsedPath =
   | { kind: 'version' | 'health' | 'coreVersions' | 'groupList' | 'unknown' }
   | { kind: 'resourceList'; group: string; version: string }
-  | { kind: 'openApiRoot' }
-  | { kind: 'openApiDocument'; group: string; version: string }
+  | { kind: 'openapiRoot' }
+  | { kind: 'openapiGroupVersion'; group: string; version: string }
   | { kind: 'namespace'; name?: string }
   | { kind: 'resource'; resource: ResourcePath };
 
@@ -24,22 +24,14 @@ export function parsePath(pathname: string): ParsedPath {
   if (HEALTH_PATHS.has(pathname)) return { kind: 'health' };
   if (pathname === '/api') return { kind: 'coreVersions' };
   if (pathname === '/apis') return { kind: 'groupList' };
+  if (pathname === '/openapi/v3') return { kind: 'openapiRoot' };
+  if (pathname.startsWith('/openapi/v3/'))
+    return openApiPath(pathname.slice('/openapi/v3/'.length));
   const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  if (segments[0] === 'openapi' && segments[1] === 'v3') return parseOpenApiPath(segments.slice(2));
   if (segments[0] === 'api' && segments[1])
     return parseGroupPath('', segments[1], segments.slice(2));
   if (segments[0] === 'apis' && segments[1] && segments[2]) {
     return parseGroupPath(segments[1], segments[2], segments.slice(3));
-  }
-  return { kind: 'unknown' };
-}
-
-function parseOpenApiPath(rest: string[]): ParsedPath {
-  if (rest.length === 0) return { kind: 'openApiRoot' };
-  if (rest[0] === 'api' && rest.length === 2)
-    return { kind: 'openApiDocument', group: '', version: rest[1] ?? '' };
-  if (rest[0] === 'apis' && rest.length === 3) {
-    return { kind: 'openApiDocument', group: rest[1] ?? '', version: rest[2] ?? '' };
   }
   return { kind: 'unknown' };
 }
@@ -63,4 +55,16 @@ function resourcePath(
   const [plural, name, subresource, ...extra] = rest;
   if (!plural || extra.length > 0) return { kind: 'unknown' };
   return { kind: 'resource', resource: { group, version, plural, namespace, name, subresource } };
+}
+
+/** `api/v1` or `apis/<group>/<version>`, as /openapi/v3 names a group version's document. */
+function openApiPath(rest: string): ParsedPath {
+  const segments = rest.split('/').filter(Boolean);
+  if (segments.length === 2 && segments[0] === 'api') {
+    return { kind: 'openapiGroupVersion', group: '', version: segments[1]! };
+  }
+  if (segments.length === 3 && segments[0] === 'apis') {
+    return { kind: 'openapiGroupVersion', group: segments[1]!, version: segments[2]! };
+  }
+  return { kind: 'unknown' };
 }

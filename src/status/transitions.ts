@@ -185,7 +185,9 @@ export function accepted(generation: number, selectors: number, issuedAt?: strin
     {
       type: 'Normal',
       reason: 'Accepted',
-      message: `Cert-issued event accepted for generation ${generation}: ${selectors} pod selector(s) queued.`,
+      // An event or, in controller mode, the directive itself: the run is what was accepted, and
+      // its issuance tells the rounds of a rotation apart in `kubectl describe pbd`.
+      message: `Run accepted for generation ${generation}${issuedAt === undefined ? '' : ` (issued ${issuedAt})`}: ${selectors} pod selector(s) queued.`,
     },
   );
 }

@@ -11,8 +11,8 @@ interface DemoRun {
   code: number | null;
 }
 
-async function runDemo(env: Record<string, string>): Promise<DemoRun> {
-  const child = spawn(process.execPath, ['bin/pod-bouncer.js', 'demo'], {
+async function runDemo(env: Record<string, string>, args: string[] = []): Promise<DemoRun> {
+  const child = spawn(process.execPath, ['bin/pod-bouncer.js', 'demo', ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
   });
   let output = '';
@@ -96,4 +96,14 @@ describe('pod-bouncer demo', () => {
     },
     120_000,
   );
+
+  it('with --watch-directives, applies the directive instead of posting an event', async () => {
+    const run = await runDemo({}, ['--watch-directives']);
+    expect(run.output).toMatch(/kubectl apply --server-side: directive istio-system\/mesh-certs/);
+    expect(run.output).not.toContain('POST ');
+    expect(run.output.split('\n').filter(parsesAsObject)).toEqual([]);
+    expect(run.output).toContain('is FINISHED');
+    expect(run.output).toMatch(/FINISHED: 7 pod\(s\) evicted\.$/m);
+    expect(run.code).toBe(0);
+  }, 120_000);
 });

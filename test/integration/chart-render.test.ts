@@ -514,6 +514,27 @@ describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
     expect(JSON.stringify(egress(render([])))).not.toContain('9090');
   });
 
+  it('config.watchDirectives makes the workers controllers, with list and watch on directives', () => {
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+    const rulesOf = (objects: Manifest[], role: 'api' | 'worker'): Rule[] =>
+      (objects.find(
+        (o) => o.kind === 'ClusterRole' && o.metadata.name === `mesh-ops-pb-pod-bouncer-${role}`,
+      )?.rules ?? []) as Rule[];
+    const directiveVerbs = (objects: Manifest[], role: 'api' | 'worker'): string[] =>
+      rulesOf(objects, role)
+        .filter((rule) => rule.resources.includes('podbouncedirectives'))
+        .flatMap((rule) => rule.verbs);
+    const off = render([]);
+    const on = render(['--set', 'config.watchDirectives=true']);
+    expect(environment(envOf(off, 'worker')).WATCH_DIRECTIVES).toBe('false');
+    expect(environment(envOf(on, 'worker')).WATCH_DIRECTIVES).toBe('true');
+    expect(loadConfig(environment(envOf(on, 'worker'))).watchDirectives).toBe(true);
+    // The worker reads the spec and writes only status and Events: it never changes a directive.
+    expect(directiveVerbs(on, 'worker')).toEqual(expect.arrayContaining(['get', 'list', 'watch']));
+    expect(directiveVerbs(on, 'worker')).not.toContain('patch');
+    expect(rulesOf(on, 'api')).toEqual(rulesOf(off, 'api'));
+  });
+
   it('lets no one but the node reach the worker unless metricsFrom says who scrapes it', () => {
     const policy = (objects: Manifest[]) =>
       objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'pb-pod-bouncer-worker')
