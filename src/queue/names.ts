@@ -100,3 +100,15 @@ export function runBudgetKey(prefix: string, uid: string): string {
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
   return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
 }
+
+/**
+ * Redis key of a run's selector bookkeeping under `maxConcurrentSelectors` > 1
+ * (`workflow/selector-slots.ts`): `part` is `done`, `busy` (in progress) or a parked set.
+ */
+export function runSlotsKey(
+  prefix: string,
+  run: { uid: string; generation: number; runKey: string },
+  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
+): string {
+  return `${prefix}:${QUEUE_NAME}:slots:${run.uid}.g${run.generation}.r${run.runKey}:${part}`;
+}

@@ -16,6 +16,8 @@ import { StatusReporter } from '../status/reporter.js';
 import { StatusWriter } from '../status/writer.js';
 import { BounceLease } from '../workflow/bounce-lease.js';
 import { AbortFlags } from '../workflow/run-control.js';
+import { promoteDelayed } from '../workflow/promote.js';
+import { SelectorSlots } from '../workflow/selector-slots.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
@@ -49,6 +51,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const delivery = config.notify
     ? startNotifyWorker(config.notify, notifyQueue, log.child({ component: 'notify' }))
     : undefined;
+  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
+  queue.on('error', queueErrorListener(log, 'queue'));
   const worker = startWorker(
     {
       kube,
@@ -57,6 +61,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       ),
       aborts: new AbortFlags(redis, config.queuePrefix),
       lease: new BounceLease(redis, config.queuePrefix),
+      slots: new SelectorSlots(redis, config.queuePrefix, config.retentionDays * 86_400_000),
+      promote: (ids) => promoteDelayed(queue, ids),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,
@@ -94,8 +100,6 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       lockMs: config.jobLockMs,
     },
   );
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
-  queue.on('error', queueErrorListener(log, 'queue'));
   const failedRuns = new FailedRunSweeper(
     queue,
     config.retentionDays * 86_400_000,

@@ -81,6 +81,7 @@ function bouncingStatus(run: RunRef, reason: string, message: string): DesiredSt
     ...base(run),
     state: 'BOUNCING_PODS',
     error: '',
+    selectorIndex: run.selectorIndex,
     ready: { status: 'False', reason, message: `${selectorLabel(run)}: ${message}` },
     reconciling: true,
   };

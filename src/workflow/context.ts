@@ -12,6 +12,7 @@ import type { GateJudge } from '../gates/judge.js';
 import type { Gate } from '../gates/types.js';
 import type { BounceLease, JobLease } from './bounce-lease.js';
 import type { AbortFlags } from './run-control.js';
+import type { SelectorSlots } from './selector-slots.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
 export interface WorkflowSettings {
@@ -53,6 +54,10 @@ export interface WorkflowDeps {
   gates?: GateJudge;
   /** The directives' bounce leases: one run bounces at a time per directive. */
   lease?: BounceLease;
+  /** The order of runs with maxConcurrentSelectors > 1 (done, in progress, parked selectors). */
+  slots?: SelectorSlots;
+  /** Promotes delayed jobs by id now (a parked selector that may go on); errors are ignored. */
+  promote?: (jobIds: string[]) => Promise<void>;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -116,6 +121,8 @@ export interface PendingWait {
   timeoutMessage?: string;
   /** When to look again (ms), instead of POLL_INTERVAL_MS. */
   recheckMs?: number;
+  /** Not told to the status (a wait hundreds of a run's selectors share: the summary tells it). */
+  quiet?: boolean;
 }
 
 /**

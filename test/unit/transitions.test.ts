@@ -31,6 +31,30 @@ describe('status transitions', () => {
     expect(accepted(3, 2).patch({ observedGeneration: 3, state: 'BOUNCING_PODS' })).toBeUndefined();
   });
 
+  it("another selector's progress records its pods but leaves a failed run FAILED", () => {
+    const failed: DirectiveStatus = {
+      observedGeneration: 3,
+      issuedAt: run.issuedAt,
+      state: 'FAILED',
+      error: 'selector 4: timed out',
+      podsBounced: [],
+    };
+    const chosen = apply(failed, { kind: 'chosen', names: ['reviews-1'] });
+    expect(chosen).toMatchObject({ state: 'FAILED', error: 'selector 4: timed out' });
+    expect(chosen.podsBounced?.[1]).toEqual({ bouncedPods: ['reviews-1'] });
+    expect(
+      transitionFor(run, { kind: 'batchBounced', counts: { bounced: 1, chosen: 1 } }, T0).patch(
+        chosen,
+      ),
+    ).toBeUndefined();
+    // The failed selector itself, retried, says BOUNCING_PODS again.
+    const retried = apply(
+      { ...failed, error: 'selector 1: timed out' },
+      { kind: 'resumed', counts: { bounced: 0, chosen: 1 } },
+    );
+    expect(retried).toMatchObject({ state: 'BOUNCING_PODS', error: '' });
+  });
+
   it('accepted starts a later issuance of the same generation afresh, once', () => {
     const later = '2026-11-29T13:00:00.000Z';
     const current: DirectiveStatus = {
