@@ -29,10 +29,24 @@ export function selectorJobName(
   selectorIndex: number,
   selector: PodSelector,
 ): string {
-  const labels = Object.entries(selector.labels)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
+  const labels = shortened(
+    Object.entries(selector.labels)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(','),
+  );
   return `${directive} · selector ${selectorIndex} · ${selector.namespace}${labels ? ` ${labels}` : ''}`;
+}
+
+/**
+ * Most characters of a selector's labels in its job's name. The name is stored in the job and in
+ * every event BullMQ streams about it, and the selector is in the job's data in full already: a
+ * selector of many labels must not cost its size three times over, nor draw a dashboard line
+ * nobody reads.
+ */
+const NAME_LABELS_MAX = 80;
+
+function shortened(labels: string): string {
+  return labels.length <= NAME_LABELS_MAX ? labels : `${labels.slice(0, NAME_LABELS_MAX - 1)}…`;
 }
 
 /**
