@@ -10,6 +10,7 @@ import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { runSteps } from './runner.js';
+import { runSummary } from './run-summary.js';
 import { HeldReports } from './held-reports.js';
 import { JobProgress } from './job-progress.js';
 import { isPastSelect } from './steps/index.js';
@@ -141,9 +142,12 @@ function makeContext(
   const run = runOf(data);
   const progress = new JobProgress(job, { ...data.progress });
   // The cache holds our own writes too, so its copy carries the latest resourceVersion.
-  const reports = new HeldReports((moment) =>
-    deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
-  );
+  // Several selectors in progress at once: each message tells the run as it stands then.
+  const reports = new HeldReports(async (moment) => {
+    const alongside = await runSummary(deps, data, directive);
+    const told = alongside === undefined ? run : { ...run, alongside };
+    return deps.status.report(target, told, moment, deps.directives?.peek(data.directive));
+  });
   let abortRead = aborted;
   return {
     data,

@@ -28,7 +28,7 @@ describe('maxConcurrentSelectors', () => {
   afterAll(async () => h.close());
   const earlier: string[] = [];
 
-  async function run(name: string, concurrency: number | undefined) {
+  async function run(name: string, concurrency: number | undefined, readinessDelayMs = 150) {
     const namespace = `ns-${name}`;
     for (const { app, replicas } of SHAPE) {
       h.sim.addWorkload({
@@ -37,7 +37,7 @@ describe('maxConcurrentSelectors', () => {
         kind: 'ReplicaSet',
         labels: { app },
         replicas,
-        readinessDelayMs: 150,
+        readinessDelayMs,
         terminationGraceMs: 30,
       });
     }
@@ -61,11 +61,21 @@ describe('maxConcurrentSelectors', () => {
     }
     h.sim.applyDirective(manifest);
     const probe = await probeOrder(h, namespace, selectors);
+    const messages = new Set<string>();
+    // The Ready message as a reader of the directive sees it while the run goes on.
+    const reader = setInterval(() => {
+      const ready = (h.sim.getDirective(namespace, name) as any)?.status?.conditions?.find(
+        (c: { type: string }) => c.type === 'Ready',
+      );
+      if (ready !== undefined) messages.add(ready.message);
+    }, 20);
+    const stopMessages = (): void => clearInterval(reader);
     const answer = await h.post({ directive: { namespace, name } });
     expect(answer.status).toBe(202);
     expect(answer.body.jobIds).toHaveLength(SHAPE.length);
     const done = await waitForState(h, namespace, name, 'FINISHED');
     probe.stop();
+    stopMessages();
     const originals = selectors.flatMap((s) => [...s.originals]);
     expectEachDeletedOnce(h, originals, earlier);
     earlier.push(...originals);
@@ -74,20 +84,29 @@ describe('maxConcurrentSelectors', () => {
       expect(entry.bouncedPods, `selector ${index}`).toHaveLength(SHAPE[index]!.replicas),
     );
     expect(probe.samples).toBeGreaterThan(0);
-    return probe;
+    return { ...probe, peak: probe.peak, violations: probe.violations, messages: [...messages] };
   }
 
   it('K = 3: barriers hold both ways and never more than 3 selectors are in progress', async () => {
-    const probe = await run('wide', 3);
+    // Slower replacements: the selectors' progress messages (at most one per 2 s) come mid-run.
+    const probe = await run('wide', 3, 700);
     expect(probe.violations).toEqual([]);
     expect(probe.peak).toBeLessThanOrEqual(3);
     // Not one after another: the apps between the barriers did overlap.
     expect(probe.peak).toBeGreaterThan(1);
+    // Meanwhile Ready summarized the run in one line.
+    const summaries = probe.messages.filter((m) => /selectors done, [2-3] in progress/.test(m));
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(summaries[0]).toMatch(
+      /^\d+\/11 selectors done, \d in progress, \d+ waiting; oldest in progress: selector \d+ \(ns-wide app=\w+\); selector \d+: /,
+    );
+    for (const message of probe.messages) expect(message.length).toBeLessThanOrEqual(300);
   });
 
   it('K = 1 (the default) is the strict chain: each selector after the one before is done', async () => {
     const probe = await run('strict', undefined);
     expect(probe.violations).toEqual([]);
     expect(probe.peak).toBe(1);
+    expect(probe.messages.filter((m) => m.includes('selectors done'))).toEqual([]);
   });
 });
