@@ -1,7 +1,7 @@
 import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import { sharedWatchCaches } from '../kube/watch-caches.js';
+import { sharedWatchCaches, watchSettingsFor } from '../kube/watch-caches.js';
 import { GateJudge } from '../gates/judge.js';
 import { PrometheusClient } from '../gates/prometheus.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
@@ -36,7 +36,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   reportOutages(redis, log, config.redis, 'worker');
   warnIfEveryNamespace(config, log);
   const workflowLog = log.child({ component: 'workflow' });
-  const caches = sharedWatchCaches(kube, log);
+  const caches = sharedWatchCaches(kube, log, watchSettingsFor(config));
   const wakeups = new Wakeups(caches.view, workflowLog);
   // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
   const producer = config.notify ? createProducerConnection(config.redis) : undefined;

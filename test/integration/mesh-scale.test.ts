@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce } from '../support/guarantees.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 import { redisBytes } from '../support/redis-bytes.js';
+import { CLUSTER_WIDE_PODS_AFTER } from '../../src/kube/watches.js';
 
 const WORKLOADS = 999;
 const NAMESPACES = 20;
@@ -70,6 +71,13 @@ describe('a directive of 1000 selectors', () => {
       );
     // One LIST per selector, plus one per watched namespace at most (the watch view's own).
     expect(lists.length).toBeLessThanOrEqual(1000 + NAMESPACES + 1);
+    // 21 namespaces: a pod watch for each of the first 16, then one cluster-wide for the rest.
+    const podWatches = h.sim.requests().filter((r) => r.resource === 'pods' && r.watch);
+    const clusterWide = podWatches.filter((r) => r.namespace === undefined);
+    expect(clusterWide.length).toBeGreaterThan(0);
+    expect(new Set(podWatches.map((r) => r.namespace ?? '*')).size).toBeLessThanOrEqual(
+      CLUSTER_WIDE_PODS_AFTER + 1,
+    );
     const finished = await redisBytes(h.prefix);
     console.log(
       JSON.stringify({
@@ -77,6 +85,7 @@ describe('a directive of 1000 selectors', () => {
         finishedBytesPerSelector: Math.round(finished.bytes / 1000),
         keys: finished.keys,
         podLists: lists.length,
+        podWatchStreams: podWatches.length,
       }),
     );
     expect(queued.bytes / 1000).toBeLessThan(4096);
