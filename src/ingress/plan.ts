@@ -1,3 +1,4 @@
+import { summarizePlan, type PlanSummary } from './plan-summary.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import {
@@ -76,6 +77,8 @@ export interface EventPlan {
   uid: string | null;
   generation: number | null;
   issuedAt: string | null;
+  /** The plan in figures and one line: what a plan of hundreds of selectors says at a glance. */
+  summary: PlanSummary;
   selectors: SelectorPlan[];
 }
 
@@ -216,6 +219,7 @@ export async function planEvent(
     uid: target.uid,
     generation: target.generation,
     issuedAt: event.issuedAt?.toISOString() ?? null,
+    summary: summarizePlan(target.spec, selectors, deps.config.defaultMaxConcurrentSelectors),
     selectors,
   };
 }
