@@ -8,6 +8,19 @@ import { countsOf } from './waits.js';
  */
 const RECHECK_POLLS = 10;
 
+/**
+ * A wait behind a failed selector lasts until someone retries it, perhaps days: the re-check then
+ * slows, a quarter of the time waited so far, up to this (a retry's own end wakes it anyway).
+ */
+const RECHECK_MAX_MS = 300_000;
+
+function recheckMs(context: StepContext): number {
+  const base = context.deps.settings.pollIntervalMs * RECHECK_POLLS;
+  const startedAt = context.progress.waitStartedAt;
+  const waited = startedAt === undefined ? 0 : Date.now() - startedAt;
+  return Math.min(RECHECK_MAX_MS, Math.max(base, Math.floor(waited / 4)));
+}
+
 function orderWait(context: StepContext, what: string, status: string): PendingWait {
   return {
     what,
@@ -15,7 +28,7 @@ function orderWait(context: StepContext, what: string, status: string): PendingW
     counts: countsOf(context, new Set(context.progress.bounced ?? [])),
     // Ends when the selectors before it do: their own waits have timeouts, a failed one a retry.
     timeoutSeconds: undefined,
-    recheckMs: context.deps.settings.pollIntervalMs * RECHECK_POLLS,
+    recheckMs: recheckMs(context),
     // Hundreds of selectors may wait so: the run's summary tells it, not each of them.
     quiet: true,
   };
