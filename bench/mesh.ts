@@ -5,6 +5,8 @@
 import { Buffer } from 'node:buffer';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../src/directive/max-unavailable.js';
 import { planBatches } from '../src/workflow/batches.js';
+import { KubeWatches } from '../src/kube/watches.js';
+import { createLogger } from '../src/logger.js';
 import { redisBytes } from '../test/support/redis-bytes.js';
 import { directive, startStack, state, until } from './lib/stack.js';
 import { round } from './lib/stats.js';
@@ -142,6 +144,61 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
         2,
       ),
       podWatches: sent.filter((r) => r.watch && r.resource === 'pods').length,
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+export interface WatchModeCost {
+  mode: 'per-namespace' | 'cluster-wide';
+  namespaces: number;
+  /** LISTs and watch streams sent to start watching every namespace's pods. */
+  lists: number;
+  watches: number;
+  /** Heap retained by the caches once synced (this process, after a GC when exposed). */
+  heapMb: number;
+}
+
+/**
+ * What watching the pods of `namespaces` namespaces (`podsEach` pods each) costs at start, per
+ * namespace and cluster-wide (KubeWatches with CLUSTER_WIDE_PODS_AFTER forced to either end).
+ */
+export async function watchModeCost(
+  namespaces: number,
+  podsEach: number,
+  mode: WatchModeCost['mode'],
+): Promise<WatchModeCost> {
+  const stack = await startStack(`watch-${mode}`, { worker: false });
+  try {
+    for (let n = 0; n < namespaces; n += 1) {
+      stack.sim.addWorkload({
+        namespace: `w-${n}`,
+        name: 'app',
+        kind: 'ReplicaSet',
+        labels: { app: 'app' },
+        replicas: podsEach,
+      });
+    }
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    stack.sim.resetRequests();
+    const watches = new KubeWatches(stack.kube.kubeConfig, createLogger('silent'), {
+      clusterWidePodsAfter: mode === 'cluster-wide' ? 0 : undefined,
+    });
+    const names = Array.from({ length: namespaces }, (_, n) => `w-${n}`);
+    await Promise.all(names.map((namespace) => watches.ready('pods', namespace)));
+    gc?.();
+    const heapMb = round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20, 1);
+    const sent = stack.sim.requests().filter((r) => r.resource === 'pods');
+    await watches.close();
+    return {
+      mode,
+      namespaces,
+      lists: sent.filter((r) => !r.watch).length,
+      watches: sent.filter((r) => r.watch).length,
+      heapMb,
     };
   } finally {
     await stack.close();

@@ -16,7 +16,7 @@ import {
   scaleMany,
 } from './scale.js';
 import { line, round } from './lib/stats.js';
-import { meshRun } from './mesh.js';
+import { meshRun, watchModeCost } from './mesh.js';
 import { wakeupLatency } from './wakeup.js';
 
 const quick = process.argv.includes('--quick');
@@ -337,7 +337,25 @@ async function meshSection(): Promise<void> {
     'mesh.baseline.wallMs': slow.wallMs,
     'mesh.baseline.slowdownPerWorkload': slowdown,
   });
-  details.mesh = { run, baseline: slow };
+  const perNamespace = await watchModeCost(100, 15, 'per-namespace');
+  const clusterWide = await watchModeCost(100, 15, 'cluster-wide');
+  Object.assign(figures, {
+    'mesh.watch.perNamespace.requests': perNamespace.lists + perNamespace.watches,
+    'mesh.watch.perNamespace.heapMb': perNamespace.heapMb,
+    'mesh.watch.clusterWide.requests': clusterWide.lists + clusterWide.watches,
+    'mesh.watch.clusterWide.heapMb': clusterWide.heapMb,
+  });
+  details.mesh = { run, baseline: slow, watchModes: [perNamespace, clusterWide] };
+  for (const cost of [perNamespace, clusterWide]) {
+    console.log(
+      line(
+        `pods of 100 namespaces watched ${cost.mode}`,
+        cost.lists + cost.watches,
+        'requests',
+        `${cost.lists} LISTs, ${cost.watches} watches; heap ${cost.heapMb} MB`,
+      ),
+    );
+  }
   console.log(line('wall', run.wallMs, 'ms', `floor ${run.floorMs} ms`));
   console.log(
     line('wall / floor', run.ratioToFloor, 'x', target(run.ratioToFloor <= 1.3, '<= 1.3')),
