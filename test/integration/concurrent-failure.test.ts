@@ -85,4 +85,69 @@ describe('a failed selector among several in progress', () => {
     await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
     expectEachDeletedOnce(h, originals);
   });
+
+  it('abort stops every selector in progress before its next batch; a retry finishes the run', async () => {
+    const ns = 'aborted';
+    const apps = ['c0', 'c1', 'c2', 'c3'];
+    for (const app of apps) {
+      h.sim.addWorkload({
+        namespace: ns,
+        name: app,
+        kind: 'ReplicaSet',
+        labels: { app },
+        replicas: 4,
+        readinessDelayMs: 400,
+      });
+    }
+    const originals = podUids(h, ns);
+    const manifest = directive(
+      ns,
+      'mesh',
+      apps.map((app) => ({
+        namespace: ns,
+        labels: { app },
+        waitForReplicas: 0,
+        maxUnavailable: 1,
+      })),
+    );
+    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 2;
+    h.sim.applyDirective(manifest);
+    const deleted = (): number => h.sim.deletedPods().filter((pod) => pod.namespace === ns).length;
+    let atAbort = -1;
+    const aborting = new Promise<void>((resolve) => {
+      const stop = h.sim.onPodDeleted((pod) => {
+        if (pod.namespace !== ns || deleted() < 2) return;
+        stop();
+        atAbort = deleted();
+        void fetch(`${h.serve.url}/v1/directives/${ns}/mesh/abort`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+        }).then(() => resolve());
+      });
+    });
+    expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
+    await aborting;
+    const failed = await waitForState(h, ns, 'mesh', 'FAILED');
+    expect(failed.status.error).toMatch(/^selector \d: aborted$/);
+    // Each of the two selectors in progress may finish the batch it had sent, no more.
+    await eventually('every job of the run over', async () => {
+      const jobs = (await h.get(`/v1/directives/${ns}/mesh`)).body.jobs as { state: string }[];
+      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
+        ? true
+        : undefined;
+    });
+    expect(deleted()).toBeLessThanOrEqual(atAbort + 2);
+    const retry = await fetch(`${h.serve.url}/v1/directives/${ns}/mesh/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(retry.status).toBe(202);
+    await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
+    const earlier = h.sim.deletedPods().filter((pod) => pod.namespace !== ns);
+    expectEachDeletedOnce(
+      h,
+      originals,
+      earlier.map((pod) => pod.uid),
+    );
+  });
 });
