@@ -32,7 +32,7 @@ function meshDirective(selectors: number): Directive {
         },
       })),
     },
-  } as Directive;
+  };
 }
 
 /** Pod names as a ReplicaSet makes them: the workload, a pod-template hash, a suffix. */
