@@ -156,8 +156,8 @@ export interface WatchModeCost {
   /** LISTs and watch streams sent to start watching every namespace's pods. */
   lists: number;
   watches: number;
-  /** Heap retained by the caches once synced (this process, after a GC when exposed). */
-  heapMb: number;
+  /** Heap retained by the caches once synced, after a GC; absent without `node --expose-gc`. */
+  heapMb?: number;
 }
 
 /**
@@ -190,7 +190,10 @@ export async function watchModeCost(
     const names = Array.from({ length: namespaces }, (_, n) => `w-${n}`);
     await Promise.all(names.map((namespace) => watches.ready('pods', namespace)));
     gc?.();
-    const heapMb = round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20, 1);
+    const heapMb =
+      gc === undefined
+        ? undefined
+        : round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20, 1);
     const sent = stack.sim.requests().filter((r) => r.resource === 'pods');
     await watches.close();
     return {
@@ -198,7 +201,7 @@ export async function watchModeCost(
       namespaces,
       lists: sent.filter((r) => !r.watch).length,
       watches: sent.filter((r) => r.watch).length,
-      heapMb,
+      ...(heapMb === undefined ? {} : { heapMb }),
     };
   } finally {
     await stack.close();
