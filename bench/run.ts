@@ -16,6 +16,7 @@ import {
   scaleMany,
 } from './scale.js';
 import { line, round } from './lib/stats.js';
+import { meshRun, watchModeCost } from './mesh.js';
 import { wakeupLatency } from './wakeup.js';
 
 const quick = process.argv.includes('--quick');
@@ -31,6 +32,8 @@ const plan = quick
       directives: 100,
       qpsDirectives: 40,
       big: [100, 500],
+      // The K = 1 baseline rotates one workload after another (about 2 s each): 20 here.
+      mesh: { workloads: 100, baseline: 20 },
     }
   : {
       wakeups: 200,
@@ -43,6 +46,7 @@ const plan = quick
       directives: 1000,
       qpsDirectives: 200,
       big: [100, 1000, 10_000],
+      mesh: { workloads: 500, baseline: 100 },
     };
 
 const figures: Record<string, number> = {};
@@ -312,6 +316,79 @@ async function coldStartSection(): Promise<void> {
   console.log(line('serve, compile cache off', cold.serveUncachedMs, 'ms'));
 }
 
+async function meshSection(): Promise<void> {
+  const { workloads, baseline } = plan.mesh;
+  heading(
+    `7. Mesh: a Gloo-shaped directive (istiod, 2 gateways, ${workloads} workloads of 3 pods), maxConcurrentSelectors 50`,
+  );
+  const run = await meshRun(workloads, 50);
+  const slow = await meshRun(baseline, 1);
+  const slowdown = round(slow.wallMs / slow.workloads / (run.wallMs / run.workloads), 1);
+  Object.assign(figures, {
+    'mesh.wallMs': run.wallMs,
+    'mesh.floorMs': run.floorMs,
+    'mesh.ratioToFloor': run.ratioToFloor,
+    'mesh.peakRssMb': run.peakRssMb,
+    'mesh.redisBytesPerSelector': run.redisBytesPerSelector,
+    'mesh.statusBytes': run.statusBytes,
+    'mesh.requestsPerPod': run.requestsPerPod,
+    'mesh.ingestMs': run.ingestMs,
+    'mesh.baseline.workloads': slow.workloads,
+    'mesh.baseline.wallMs': slow.wallMs,
+    'mesh.baseline.slowdownPerWorkload': slowdown,
+  });
+  const perNamespace = await watchModeCost(100, 15, 'per-namespace');
+  const clusterWide = await watchModeCost(100, 15, 'cluster-wide');
+  Object.assign(figures, {
+    'mesh.watch.perNamespace.requests': perNamespace.lists + perNamespace.watches,
+    'mesh.watch.clusterWide.requests': clusterWide.lists + clusterWide.watches,
+    // Heap only where a GC could be forced first (`node --expose-gc`): otherwise it is noise.
+    ...(perNamespace.heapMb === undefined || clusterWide.heapMb === undefined
+      ? {}
+      : {
+          'mesh.watch.perNamespace.heapMb': perNamespace.heapMb,
+          'mesh.watch.clusterWide.heapMb': clusterWide.heapMb,
+        }),
+  });
+  details.mesh = { run, baseline: slow, watchModes: [perNamespace, clusterWide] };
+  for (const cost of [perNamespace, clusterWide]) {
+    console.log(
+      line(
+        `pods of 100 namespaces watched ${cost.mode}`,
+        cost.lists + cost.watches,
+        'requests',
+        `${cost.lists} LISTs, ${cost.watches} watches; heap ${cost.heapMb === undefined ? 'not measured (node --expose-gc)' : `${cost.heapMb} MB`}`,
+      ),
+    );
+  }
+  console.log(line('wall', run.wallMs, 'ms', `floor ${run.floorMs} ms`));
+  console.log(
+    line('wall / floor', run.ratioToFloor, 'x', target(run.ratioToFloor <= 1.3, '<= 1.3')),
+  );
+  console.log(line('worker peak RSS', run.peakRssMb, 'MB', target(run.peakRssMb <= 200, '<= 200')));
+  console.log(line('Redis bytes per selector (queued)', run.redisBytesPerSelector, 'B'));
+  console.log(
+    line('status bytes at FINISHED', run.statusBytes, 'B', `object ${run.objectBytes} B`),
+  );
+  console.log(
+    line(
+      'requests per pod',
+      run.requestsPerPod,
+      '',
+      `${target(run.requestsPerPod <= 1.1, '<= 1.1')}; on pods ${run.podRequestsPerPod}`,
+    ),
+  );
+  console.log(line('ingest (the 202)', run.ingestMs, 'ms', `pod watches ${run.podWatches}`));
+  console.log(
+    line(
+      `K = 1 baseline (${slow.workloads} workloads)`,
+      slow.wallMs,
+      'ms',
+      `${target(slowdown >= 20, '>= 20x slower per workload')}: ${slowdown}x`,
+    ),
+  );
+}
+
 /** Sections by name: `--only=ingest,scale` runs just those (a full run takes a while). */
 const SECTIONS: Record<string, () => Promise<void>> = {
   wakeup: wakeupSection,
@@ -320,6 +397,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   scale: scaleSection,
   attack: attackSection,
   coldstart: coldStartSection,
+  mesh: meshSection,
 };
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);

@@ -96,7 +96,7 @@ export function imageAllocatorEnv(dockerfile = 'Dockerfile'): Record<string, str
   return value === undefined ? {} : { MALLOC_ARENA_MAX: value };
 }
 
-const WORKER_USER = 'sim-worker';
+export const WORKER_USER = 'sim-worker';
 
 /** Resolves once a BullMQ worker of the stack's queue is connected (its client name in Redis). */
 async function workerConnected(stack: Stack): Promise<void> {
@@ -119,7 +119,7 @@ async function workerConnected(stack: Stack): Promise<void> {
  * One worker process on the stack's Redis prefix and simulator, started with `nodeOptions`;
  * resolves once it is connected, so that the run's clock and CPU leave its start-up out.
  */
-async function startWorkerProcess(stack: Stack, nodeOptions: string) {
+export async function startWorkerProcess(stack: Stack, nodeOptions: string) {
   // Its own kubeconfig user, so the simulator's request log tells its requests from the api's.
   const kubeconfig = join(dirname(stack.kubeconfig), 'worker-kubeconfig');
   await stack.sim.writeKubeconfig(kubeconfig, WORKER_USER);

@@ -81,6 +81,8 @@ export interface Config {
   readonly inlineDirectives: boolean;
   /** Most selectors a directive may have (422 above). */
   readonly maxSelectors: number;
+  /** A directive's `maxConcurrentSelectors` when it sets none (DEFAULT_MAX_CONCURRENT_SELECTORS). */
+  readonly defaultMaxConcurrentSelectors: number;
   /** Runs a directive may start in any hour (MAX_RUNS_PER_HOUR; 429 above). */
   readonly maxRunsPerHour: number;
   /** How long finished jobs and run markers are kept in Redis (CloudEvent ids: 24 hours). */
@@ -153,6 +155,18 @@ function url(
 function redisUrl(env: Env): string {
   const message = 'REDIS_URL must be a redis:// or rediss:// URL.';
   return url(env, 'REDIS_URL', ['redis:', 'rediss:'], message) ?? defaultText('REDIS_URL');
+}
+
+/** The default must be a value a directive could set itself: at most MAX_SELECTORS. */
+function defaultConcurrency(env: Env): number {
+  const value = readInteger(env, 'DEFAULT_MAX_CONCURRENT_SELECTORS');
+  const limit = readInteger(env, 'MAX_SELECTORS');
+  if (value > limit) {
+    throw new ConfigError(
+      `DEFAULT_MAX_CONCURRENT_SELECTORS is ${value}, more than MAX_SELECTORS (${limit}); lower it or raise MAX_SELECTORS.`,
+    );
+  }
+  return value;
 }
 
 function queuePrefix(env: Env): string {
@@ -355,6 +369,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE'),
     inlineDirectives: readFlag(env, 'INLINE_DIRECTIVES'),
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
+    defaultMaxConcurrentSelectors: defaultConcurrency(env),
     maxRunsPerHour: readInteger(env, 'MAX_RUNS_PER_HOUR'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
     defaultSoakSeconds: readInteger(env, 'DEFAULT_SOAK_SECONDS'),

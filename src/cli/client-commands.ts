@@ -4,6 +4,7 @@ import { ApiClient, ClientError } from './api-client.js';
 import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
 import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
 import { gateChange } from './gate-change.js';
+import { SUMMARY_ABOVE } from './status-summary.js';
 import { finalState, readyCondition, renderStatus, type DirectiveView } from './status-view.js';
 import { plainJson, plainText } from './terminal-text.js';
 import { directiveViewOf } from './view-answer.js';
@@ -96,7 +97,7 @@ function fitted(line: string, columns: number | undefined): string {
 async function status(
   io: ClientIo,
   ref: DirectiveRef,
-  options: { watch?: boolean },
+  options: { watch?: boolean; all?: boolean },
 ): Promise<void> {
   const api = clientFrom(io.env, 'status');
   const tty = io.out.isTTY === true;
@@ -107,7 +108,7 @@ async function status(
     // The view's strings are plain already; each line is made plain again as it is printed.
     const plain = (line: string): string =>
       tty ? fitted(plainText(line), io.out.columns) : plainText(line);
-    const lines = renderStatus(view, tty).map(plain);
+    const lines = renderStatus(view, tty, options.all === true).map(plain);
     // A gate closing or all open again is a line of its own, kept above the redrawn block.
     const change = options.watch
       ? gateChange(readyCondition(before), readyCondition(view))
@@ -162,8 +163,11 @@ export function registerClientCommands(program: Command, io: ClientIo): void {
     .description('show the latest run: one line per selector')
     .argument('<namespace/name>', 'the PodBounceDirective', parseRef)
     .option('-w, --watch', 'redraw until FINISHED (exit 0) or FAILED (exit 1)')
+    .option('--all', `one line per selector even above ${SUMMARY_ABOVE} selectors (else a summary)`)
     .addHelpText('after', help)
-    .action((ref: DirectiveRef, options: { watch?: boolean }) => status(io, ref, options));
+    .action((ref: DirectiveRef, options: { watch?: boolean; all?: boolean }) =>
+      status(io, ref, options),
+    );
   for (const [name, description] of VERBS) {
     program
       .command(name)

@@ -5,6 +5,8 @@
  * gives it; otherwise the line is derived from the status and the jobs.
  */
 
+import { SUMMARY_ABOVE, summaryLines } from './status-summary.js';
+
 export interface DirectiveView {
   directive: string;
   generation?: number;
@@ -19,7 +21,7 @@ export interface DirectiveView {
   jobs: { selectorIndex: number; state: string; failedReason?: string | null }[];
 }
 
-interface SelectorLine {
+export interface SelectorLine {
   index: number;
   count: number;
   bounced?: number;
@@ -168,9 +170,13 @@ function headerLine(view: DirectiveView): string {
   return `${parts.join('  ')}${detail ? `  — ${detail}` : ''}`;
 }
 
-/** The lines to print; `bars` only on a terminal. */
-export function renderStatus(view: DirectiveView, bars: boolean): string[] {
-  const lines = selectorLines(view).map((line) => {
+/**
+ * The lines to print; `bars` only on a terminal. A run of more than SUMMARY_ABOVE selectors is
+ * summarized (its selectors in progress listed) unless `all` asks for every line.
+ */
+export function renderStatus(view: DirectiveView, bars: boolean, all = false): string[] {
+  const selectors = selectorLines(view);
+  const render = (line: SelectorLine): string => {
     const label = `selector ${line.index + 1}/${line.count}`;
     const bounced = `bounced ${fraction(line.bounced, line.chosen)}`;
     // A completed selector's wait was met, whatever its count was.
@@ -179,8 +185,11 @@ export function renderStatus(view: DirectiveView, bars: boolean): string[] {
     if (!bars) return `${label}  ${bounced}  ${ready}  ${line.state}  ${line.gate}`;
     const readyBar = met ? bar(1, 1, 6) : bar(line.ready, line.wanted, 6);
     return `${label}  ${bar(line.bounced, line.chosen)} ${bounced}  ${readyBar} ${ready}  ${line.state}  ${line.gate}`;
-  });
-  return [headerLine(view), ...lines];
+  };
+  if (!all && selectors.length > SUMMARY_ABOVE) {
+    return [headerLine(view), ...summaryLines(selectors, render)];
+  }
+  return [headerLine(view), ...selectors.map(render)];
 }
 
 /** A run is over when FINISHED or FAILED. */

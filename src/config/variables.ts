@@ -357,6 +357,15 @@ export const VARIABLES: readonly Variable[] = [
     chart: config,
   },
   {
+    name: 'DEFAULT_MAX_CONCURRENT_SELECTORS',
+    group: 'What a credential may do',
+    schema: integer(1, MAX_SELECTORS_CEILING),
+    default: 1,
+    roles: BOTH,
+    doc: 'maxConcurrentSelectors of a directive that sets none: selectors of a run with pods down at once',
+    chart: config,
+  },
+  {
     name: 'MAX_RUNS_PER_HOUR',
     group: 'What a credential may do',
     schema: integer(1, 1_000_000),

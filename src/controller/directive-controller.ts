@@ -4,7 +4,7 @@ import { normalizeBody } from '../events/normalize.js';
 import type { AppDeps } from '../ingress/deps.js';
 import { ingest } from '../ingress/ingest.js';
 import { warnInvalidIssuedAt } from '../ingress/issuance.js';
-import type { Informer } from '../kube/informer.js';
+import type { WatchedCollection } from '../kube/namespace-slices.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
 import { refused, verdictOf } from './refusal.js';
 
@@ -29,7 +29,7 @@ const MAX_RETRY_MS = 30_000;
  * status writer's resourceVersion guard writes a refusal once.
  */
 export class DirectiveController {
-  private readonly informers: Informer<Directive>[] = [];
+  private readonly informers: WatchedCollection<Directive>[] = [];
   private readonly stops: (() => void)[] = [];
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
   /** Directives being reconciled, and those that changed meanwhile (reconciled once more after). */

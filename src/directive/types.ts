@@ -48,6 +48,8 @@ export interface DirectiveSpec {
   meshRef?: ObjectRef;
   /** Extension: all must be open before any batch is sent (DESIGN §4 Gates). */
   gates?: Gate[];
+  /** Extension: selectors of a run in progress at once (DESIGN §4 Order); default DEFAULT_MAX_CONCURRENT_SELECTORS. */
+  maxConcurrentSelectors?: number;
   podsToBounce: PodSelector[];
 }
 

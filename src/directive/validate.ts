@@ -1,5 +1,6 @@
 import { checkGates, normalizeGates } from '../gates/validate.js';
 import { isRecord } from '../records.js';
+import { MAX_SELECTORS_CEILING } from './bounds.js';
 import { parseMaxUnavailable } from './max-unavailable.js';
 import {
   BOUNCE_MODES,
@@ -118,6 +119,18 @@ function checkExtensions(
   }
 }
 
+/** maxConcurrentSelectors: a whole number of at least 1 (MAX_SELECTORS bounds it at ingest). */
+function checkConcurrency(value: unknown, problems: Problem[]): void {
+  if (value == null) return;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1) {
+    if (value <= MAX_SELECTORS_CEILING) return;
+  }
+  problems.push({
+    field: 'spec.maxConcurrentSelectors',
+    message: `must be a whole number from 1 to ${MAX_SELECTORS_CEILING}`,
+  });
+}
+
 /**
  * Checks a directive spec the way the CRD schema and the API server would, plus the label and
  * name syntax that must hold before a selector string is built. Returns every problem found.
@@ -127,6 +140,7 @@ export function validateSpec(spec: unknown): Problem[] {
   if (!isRecord(spec)) return [{ field: 'spec', message: 'must be an object' }];
   if (spec.meshRef !== undefined) checkRef(spec.meshRef, 'spec.meshRef', problems);
   checkGates(spec.gates, 'spec.gates', problems);
+  checkConcurrency(spec.maxConcurrentSelectors, problems);
   const pods = spec.podsToBounce;
   if (!Array.isArray(pods) || pods.length === 0) {
     problems.push({ field: 'spec.podsToBounce', message: 'must list at least one pod selector' });
@@ -143,6 +157,9 @@ export function normalizeSpec(spec: DirectiveSpec): DirectiveSpec {
   return {
     ...(spec.meshRef ? { meshRef: spec.meshRef } : {}),
     ...(normalizeGates(spec.gates) ? { gates: normalizeGates(spec.gates) } : {}),
+    ...(spec.maxConcurrentSelectors != null
+      ? { maxConcurrentSelectors: spec.maxConcurrentSelectors }
+      : {}),
     podsToBounce: spec.podsToBounce.map((selector) => ({
       namespace: selector.namespace,
       labels: selector.labels ?? {},

@@ -33,11 +33,20 @@ export function scopeOf(config: Bounds, credential: string): NamespaceScope {
 /** More selectors than MAX_SELECTORS is 422, checked before anything is applied or enqueued. */
 export function assertSelectorCount(config: Bounds, spec: DirectiveSpec): void {
   const count = spec.podsToBounce.length;
-  if (count <= config.maxSelectors) return;
+  if (count > config.maxSelectors) {
+    throw new InvalidDirectiveError([
+      {
+        field: 'spec.podsToBounce',
+        message: `has ${count} selectors, more than MAX_SELECTORS (${config.maxSelectors})`,
+      },
+    ]);
+  }
+  const concurrency = spec.maxConcurrentSelectors;
+  if (concurrency === undefined || concurrency <= config.maxSelectors) return;
   throw new InvalidDirectiveError([
     {
-      field: 'spec.podsToBounce',
-      message: `has ${count} selectors, more than MAX_SELECTORS (${config.maxSelectors})`,
+      field: 'spec.maxConcurrentSelectors',
+      message: `is ${concurrency}, more than MAX_SELECTORS (${config.maxSelectors})`,
     },
   ]);
 }

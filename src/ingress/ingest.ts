@@ -69,6 +69,7 @@ export function groupCommit(deps: AppDeps): GroupCommit {
     prefix: deps.config.queuePrefix,
     retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
     maxRunsPerHour: deps.config.maxRunsPerHour,
+    defaultConcurrency: deps.config.defaultMaxConcurrentSelectors,
     ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
     durable: () => confirmReplicated(deps),
   });

@@ -1,3 +1,4 @@
+import { summarizePlan, type PlanSummary } from './plan-summary.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import type { GateKind } from '../gates/types.js';
 import { checkedSpec } from '../events/directive-object.js';
@@ -93,6 +94,8 @@ export interface EventPlan {
   issuedAt: string | null;
   /** Every gate that holds each batch of the run, evaluated now; empty when there is none. */
   gates: GatePlan[];
+  /** The plan in figures and one line: what a plan of hundreds of selectors says at a glance. */
+  summary: PlanSummary;
   selectors: SelectorPlan[];
 }
 
@@ -262,6 +265,7 @@ export async function planEvent(
     generation: target.generation,
     issuedAt: issuedAt?.toISOString() ?? null,
     gates,
+    summary: summarizePlan(target.spec, selectors, deps.config.defaultMaxConcurrentSelectors),
     selectors,
   };
 }

@@ -2,7 +2,20 @@ import type { Logger } from '../logger.js';
 import type { KubeGateway } from './gateway.js';
 import { DirectiveCache } from './informer-directives.js';
 import { ClusterView } from './watch-view.js';
-import { KubeWatches, type WatchSettings } from './watches.js';
+import { CLUSTER_WIDE_PODS_AFTER, KubeWatches, type WatchSettings } from './watches.js';
+
+/**
+ * How a process watches pods given the namespaces it may touch: past CLUSTER_WIDE_PODS_AFTER
+ * namespaces, cluster-wide, but only when every namespace is allowed (`ALLOWED_NAMESPACES` unset
+ * or `*`): otherwise the cache would hold pods of namespaces that are none of its business.
+ */
+export function watchSettingsFor(config: {
+  allowedNamespaces?: readonly string[] | undefined;
+}): Partial<WatchSettings> {
+  return config.allowedNamespaces === undefined
+    ? { clusterWidePodsAfter: CLUSTER_WIDE_PODS_AFTER }
+    : {};
+}
 
 /** A process's watch caches: started lazily per namespace, stopped together. */
 export interface WatchCaches {
@@ -47,10 +60,14 @@ export function createWatchCaches(
  * a namespace once, not once for the api and once for the worker). Each caller gets a handle;
  * the caches stop when the last handle is closed.
  */
-export function sharedWatchCaches(kube: KubeGateway, log: Logger): WatchCaches {
+export function sharedWatchCaches(
+  kube: KubeGateway,
+  log: Logger,
+  settings: Partial<WatchSettings> = {},
+): WatchCaches {
   let entry = shared.get(kube);
   if (entry === undefined) {
-    entry = { caches: createWatchCaches(kube, log), users: 0 };
+    entry = { caches: createWatchCaches(kube, log, settings), users: 0 };
     shared.set(kube, entry);
   }
   entry.users += 1;

@@ -4,6 +4,7 @@ import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js
 import type { Run } from './runs.js';
 import { SELECTOR_BACKOFF } from './selector-backoff.js';
 import type { SelectorJobData } from './selector-job.js';
+import { selectorOrders, type SelectorOrder } from './selector-order.js';
 
 export interface EnqueueResult {
   /** The run that answers the event: the new one, or the latest one it duplicates. */
@@ -38,10 +39,16 @@ export function selectorJobOptions(retentionSeconds: number): JobsOptions {
   };
 }
 
-function selectorJobs(directive: Directive, run: Run, retentionSeconds: number): FlowJob[] {
+function selectorJobs(
+  directive: Directive,
+  run: Run,
+  retentionSeconds: number,
+  orders?: SelectorOrder[],
+): FlowJob[] {
   const { namespace, name, uid, generation } = directive.metadata;
   const selectors = directive.spec.podsToBounce;
   return selectors.map((selector, selectorIndex) => {
+    const order = orders?.[selectorIndex];
     const data: SelectorJobData = {
       directive: { namespace, name, uid },
       generation,
@@ -49,8 +56,9 @@ function selectorJobs(directive: Directive, run: Run, retentionSeconds: number):
       selectorIndex,
       selectorCount: selectors.length,
       selector,
+      ...(order === undefined ? {} : { order }),
       ...(run.issuedAt !== undefined ? { issuedAt: run.issuedAt } : {}),
-      progress: { step: 'rootCertSync' },
+      progress: { step: order === undefined ? 'rootCertSync' : 'order' },
     };
     return {
       name: selectorJobName(directiveKey(directive.metadata), selectorIndex, selector),
@@ -95,4 +103,20 @@ export function runFor(directive: Directive, issuedAt: Date | undefined, sentIss
 /** The flow that enqueues a run: its selector jobs chained in spec order. */
 export function runChain(directive: Directive, run: Run, retentionSeconds: number): FlowJob {
   return chain(selectorJobs(directive, run, retentionSeconds));
+}
+
+/**
+ * What enqueues a run: with maxConcurrentSelectors 1, its chain; above, one job per selector, all
+ * waiting at once, each starting when its order step finds the selectors it waits for done
+ * (`workflow/selector-slots.ts`): a flow cannot say "K at a time" nor give a job two parents.
+ */
+export function runFlows(
+  directive: Directive,
+  run: Run,
+  retentionSeconds: number,
+  defaultConcurrency: number,
+): FlowJob[] {
+  const orders = selectorOrders(directive.spec, defaultConcurrency);
+  if (orders === undefined) return [runChain(directive, run, retentionSeconds)];
+  return selectorJobs(directive, run, retentionSeconds, orders);
 }

@@ -1,7 +1,7 @@
 import type { FlowJob, FlowProducer } from 'bullmq';
 import type { Directive } from '../directive/types.js';
 import type { Redis } from 'ioredis';
-import { runChain, runFor, type EnqueueResult } from './enqueue.js';
+import { runFlows, runFor, type EnqueueResult } from './enqueue.js';
 import { QUEUE_NAME, runKeyOf } from './names.js';
 import type { RecentRuns } from './recent-runs.js';
 import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
@@ -22,6 +22,8 @@ export interface GroupCommitDeps {
   prefix: string;
   /** How long finished jobs and run markers stay in Redis. */
   retentionSeconds: number;
+  /** DEFAULT_MAX_CONCURRENT_SELECTORS: a directive's maxConcurrentSelectors when it sets none. */
+  defaultConcurrency?: number;
   /** MAX_RUNS_PER_HOUR: runs a directive may start in any hour. */
   maxRunsPerHour?: number;
   /** Runs this process saw accepted: a repeated event is answered from them first. */
@@ -137,12 +139,14 @@ function flowsToAdd(
   deps: GroupCommitDeps,
   batch: Waiting[],
   claims: RunClaim[],
-): Map<Run, FlowJob> {
-  const flows = new Map<string, [Run, FlowJob]>();
+): Map<Run, FlowJob[]> {
+  const flows = new Map<string, [Run, FlowJob[]]>();
+  const concurrency = deps.defaultConcurrency ?? 1;
   claims.forEach((claim, index) => {
     const { request, run } = batch[index]!;
     if (claim.decision === 'new' || (claim.decision === 'duplicate' && claim.inProgress)) {
-      flows.set(run.jobIds[0]!, [run, runChain(request.directive, run, deps.retentionSeconds)]);
+      const jobs = runFlows(request.directive, run, deps.retentionSeconds, concurrency);
+      flows.set(run.jobIds[0]!, [run, jobs]);
     }
   });
   return new Map(flows.values());
@@ -183,7 +187,7 @@ async function release(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim
  */
 async function write(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim[]): Promise<void> {
   const flows = flowsToAdd(deps, batch, claims);
-  if (flows.size > 0) await (await deps.flows()).addBulk([...flows.values()]);
+  if (flows.size > 0) await (await deps.flows()).addBulk([...flows.values()].flat());
   const fresh = batch.filter((_, index) => claims[index]!.decision === 'new');
   const again = batch.filter((_, index) => {
     const claim = claims[index]!;

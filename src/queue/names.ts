@@ -29,10 +29,24 @@ export function selectorJobName(
   selectorIndex: number,
   selector: PodSelector,
 ): string {
-  const labels = Object.entries(selector.labels)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
+  const labels = shortened(
+    Object.entries(selector.labels)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(','),
+  );
   return `${directive} · selector ${selectorIndex} · ${selector.namespace}${labels ? ` ${labels}` : ''}`;
+}
+
+/**
+ * Most characters of a selector's labels in its job's name. The name is stored in the job and in
+ * every event BullMQ streams about it, and the selector is in the job's data in full already: a
+ * selector of many labels must not cost its size three times over, nor draw a dashboard line
+ * nobody reads.
+ */
+const NAME_LABELS_MAX = 80;
+
+function shortened(labels: string): string {
+  return labels.length <= NAME_LABELS_MAX ? labels : `${labels.slice(0, NAME_LABELS_MAX - 1)}…`;
 }
 
 /**
@@ -107,4 +121,16 @@ export function runBudgetKey(prefix: string, uid: string): string {
  */
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
   return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
+}
+
+/**
+ * Redis key of a run's selector bookkeeping under `maxConcurrentSelectors` > 1
+ * (`workflow/selector-slots.ts`): `part` is `done`, `busy` (in progress) or a parked set.
+ */
+export function runSlotsKey(
+  prefix: string,
+  run: { uid: string; generation: number; runKey: string },
+  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
+): string {
+  return `${prefix}:${QUEUE_NAME}:slots:${run.uid}.g${run.generation}.r${run.runKey}:${part}`;
 }

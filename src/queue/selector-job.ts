@@ -1,10 +1,19 @@
 import type { PodSelector } from '../directive/types.js';
+import type { SelectorOrder } from './selector-order.js';
 
 /**
  * A selector job's steps, in the order they run. The workflow's runner goes from one to the next
- * (src/workflow/steps/index.ts maps each name to its function); `done` follows the last.
+ * (src/workflow/steps/index.ts maps each name to its function); `done` follows the last. `order`
+ * (the earlier selectors it waits for) is the first step only of a run with maxConcurrentSelectors
+ * > 1; a chained job starts at rootCertSync, its order kept by the chain itself.
  */
-export const SELECTOR_STEPS = ['rootCertSync', 'select', 'bounce', 'waitForReplicas'] as const;
+export const SELECTOR_STEPS = [
+  'order',
+  'rootCertSync',
+  'select',
+  'bounce',
+  'waitForReplicas',
+] as const;
 
 export type SelectorStep = (typeof SELECTOR_STEPS)[number] | 'done';
 
@@ -55,6 +64,8 @@ export interface SelectorJobData {
   selectorIndex: number;
   selectorCount: number;
   selector: PodSelector;
+  /** Set when several selectors of the run may be in progress at once (maxConcurrentSelectors > 1). */
+  order?: SelectorOrder;
   /** RFC 3339; pods created at or after it already carry the new certificate. */
   issuedAt?: string;
   progress: SelectorProgress;

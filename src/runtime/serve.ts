@@ -46,13 +46,13 @@ export type GatewaySource = KubeGateway | (() => Promise<KubeGateway>);
  * here, not above: they load client-node, which `serve` loads after it listens.
  */
 async function loadKube(config: Config, log: Logger, gateway: KubeGateway): Promise<LoadedKube> {
-  const [{ sharedWatchCaches }, { TokenReviewer }] = await Promise.all([
+  const [{ sharedWatchCaches, watchSettingsFor }, { TokenReviewer }] = await Promise.all([
     import('../kube/watch-caches.js'),
     import('../kube/token-review.js'),
   ]);
   return {
     gateway,
-    caches: sharedWatchCaches(gateway, log),
+    caches: sharedWatchCaches(gateway, log, watchSettingsFor(config)),
     tokenReviewer:
       config.auth.tokenReviewAudience !== undefined
         ? new TokenReviewer(gateway.kubeConfig)

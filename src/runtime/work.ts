@@ -1,7 +1,7 @@
 import { Queue, type Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import { sharedWatchCaches } from '../kube/watch-caches.js';
+import { sharedWatchCaches, watchSettingsFor } from '../kube/watch-caches.js';
 import { judgeOf } from '../gates/judge.js';
 import { startController, type ControllerRole } from '../controller/start.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
@@ -17,6 +17,8 @@ import { StatusWriter } from '../status/writer.js';
 import { BounceLease } from '../workflow/bounce-lease.js';
 import { SentPods } from '../workflow/sent-pods.js';
 import { AbortFlags } from '../workflow/run-control.js';
+import { promoteDelayed } from '../workflow/promote.js';
+import { SelectorSlots } from '../workflow/selector-slots.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
@@ -37,7 +39,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   reportOutages(redis, log, config.redis, 'worker');
   warnIfEveryNamespace(config, log);
   const workflowLog = log.child({ component: 'workflow' });
-  const caches = sharedWatchCaches(kube, log);
+  const caches = sharedWatchCaches(kube, log, watchSettingsFor(config));
   const wakeups = new Wakeups(caches.view, workflowLog);
   // Notifications are enqueued fail-fast: a Redis outage drops the enqueue, never holds a step.
   const producer = config.notify ? createProducerConnection(config.redis) : undefined;
@@ -52,6 +54,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
   const delivery = config.notify
     ? startNotifyWorker(config.notify, notifyQueue, log.child({ component: 'notify' }))
     : undefined;
+  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
+  queue.on('error', queueErrorListener(log, 'queue'));
   const worker = startWorker(
     {
       kube,
@@ -61,6 +65,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       aborts: new AbortFlags(redis, config.queuePrefix),
       lease: new BounceLease(redis, config.queuePrefix),
       sent: new SentPods(redis, config.queuePrefix, config.readinessTimeoutSeconds * 1000),
+      slots: new SelectorSlots(redis, config.queuePrefix, config.retentionDays * 86_400_000),
+      promote: (ids) => promoteDelayed(queue, ids),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,
@@ -87,8 +93,6 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       lockMs: config.jobLockMs,
     },
   );
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
-  queue.on('error', queueErrorListener(log, 'queue'));
   const failedRuns = new FailedRunSweeper(
     queue,
     config.retentionDays * 86_400_000,

@@ -40,6 +40,8 @@ export interface DesiredStatus {
   /** Stalled True with this reason when the run failed or was aborted; removed otherwise. */
   stalled?: string;
   podsBounced?: { index: number; names: string[] };
+  /** The selector whose progress this is: it does not undo another selector's failure. */
+  selectorIndex?: number;
   /** A status that already describes this run in a later phase is left alone (e.g. re-sent PENDING). */
   onlyIf?: (current: DirectiveStatus, fresh: boolean) => boolean;
 }
@@ -54,11 +56,9 @@ export function patchFor(
   desired: DesiredStatus,
   now: Date,
 ): DirectiveStatus | undefined {
-  // A new generation, or a later issuance of the same one (DESIGN §2 *Runs*), is a new run.
-  const fresh =
-    current.observedGeneration !== desired.generation ||
-    (desired.issuedAt !== undefined && (current.issuedAt ?? undefined) !== desired.issuedAt);
+  const fresh = isNewRun(current, desired);
   if (desired.onlyIf !== undefined && !desired.onlyIf(current, fresh)) return undefined;
+  if (!fresh && failedByAnother(current, desired)) return podsOnly(current, desired);
   const patch: DirectiveStatus = scalarPatch(current, desired, fresh);
   const pods = podsBouncedPatch(fresh ? [] : (current.podsBounced ?? []), desired.podsBounced);
   if (pods !== undefined) patch.podsBounced = pods;
@@ -66,6 +66,32 @@ export function patchFor(
   if (!sameConditions(current.conditions, conditions)) patch.conditions = conditions;
   if (Object.keys(patch).length === 0) return undefined;
   return { observedGeneration: desired.generation, ...patch };
+}
+
+/** A new generation, or a later issuance of the same one (DESIGN §2 *Runs*), is a new run. */
+function isNewRun(current: DirectiveStatus, desired: DesiredStatus): boolean {
+  if (current.observedGeneration !== desired.generation) return true;
+  return desired.issuedAt !== undefined && (current.issuedAt ?? undefined) !== desired.issuedAt;
+}
+
+/**
+ * With several selectors in progress at once, one may fail while the others go on: their progress
+ * still records their pods, but the run stays FAILED, naming the failed selector, until that one
+ * is retried (its own progress then says BOUNCING_PODS again).
+ */
+function failedByAnother(current: DirectiveStatus, desired: DesiredStatus): boolean {
+  if (current.state !== 'FAILED' || desired.state !== 'BOUNCING_PODS') return false;
+  if (desired.selectorIndex === undefined) return false;
+  const failed = /^selector (\d+): /.exec(current.error ?? '');
+  return failed !== null && Number(failed[1]) !== desired.selectorIndex;
+}
+
+/** Only the selector's pods, for a run that stays FAILED (see failedByAnother). */
+function podsOnly(current: DirectiveStatus, desired: DesiredStatus): DirectiveStatus | undefined {
+  const pods = podsBouncedPatch(current.podsBounced ?? [], desired.podsBounced);
+  return pods === undefined
+    ? undefined
+    : { observedGeneration: desired.generation, podsBounced: pods };
 }
 
 /** The run's issuance where it differs; a new run without one does not inherit the previous run's. */

@@ -13,6 +13,7 @@ import type { Gate } from '../gates/types.js';
 import type { BounceLease, JobLease } from './bounce-lease.js';
 import type { AbortFlags } from './run-control.js';
 import type { SentPods } from './sent-pods.js';
+import type { SelectorSlots } from './selector-slots.js';
 import type { WakeCondition, Wakeups } from './wakeups.js';
 
 export interface WorkflowSettings {
@@ -56,6 +57,10 @@ export interface WorkflowDeps {
   lease?: BounceLease;
   /** The pods the directive's runs bounced lately: a newer run counts an older one's as down. */
   sent?: SentPods;
+  /** The order of runs with maxConcurrentSelectors > 1 (done, in progress, parked selectors). */
+  slots?: SelectorSlots;
+  /** Promotes delayed jobs by id now (a parked selector that may go on); errors are ignored. */
+  promote?: (jobIds: string[]) => Promise<void>;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */
@@ -119,6 +124,8 @@ export interface PendingWait {
   timeoutMessage?: string;
   /** When to look again (ms), instead of POLL_INTERVAL_MS. */
   recheckMs?: number;
+  /** Not told to the status (a wait hundreds of a run's selectors share: the summary tells it). */
+  quiet?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { AbortedError } from '../errors.js';
 import { isPaused } from '../directive/paused.js';
 import type { Directive } from '../directive/types.js';
+import { selectorJobId } from '../queue/names.js';
 import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
 import type { RunRef } from '../status/moments.js';
 import { jobLease } from './bounce-lease.js';
@@ -9,6 +10,7 @@ import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { runSteps } from './runner.js';
+import { runSummary } from './run-summary.js';
 import { HeldReports } from './held-reports.js';
 import { JobProgress } from './job-progress.js';
 import { isPastSelect } from './steps/index.js';
@@ -62,13 +64,31 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       await context.flush();
       if (ended !== 'done') return { outcome: ended };
       // FINISHED says more than the last batch's count; a selector before the last tells it.
-      if (data.selectorIndex === data.selectorCount - 1) await context.report({ kind: 'finished' });
+      if (await isLastDone(context, job)) await context.report({ kind: 'finished' });
       else await context.settle();
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
       return onFailure(context, job, error);
     }
   };
+}
+
+/**
+ * Whether this selector's end is the run's: in a chain the last selector is the last done; with
+ * several in progress at once, the one whose end makes every selector of the run done. The
+ * selectors it may have let go on are promoted now rather than at their re-check.
+ */
+async function isLastDone(context: StepContext, job: Job<SelectorJobData>): Promise<boolean> {
+  const { data, deps } = context;
+  if (data.order === undefined || deps.slots === undefined) {
+    return data.selectorIndex === data.selectorCount - 1;
+  }
+  const finished = await deps.slots.finish(data);
+  const ids = finished.wake.map((index) =>
+    selectorJobId(data.directive.uid, data.generation, runKeyOf(data), index),
+  );
+  if (ids.length > 0 && job.id !== undefined) await deps.promote?.(ids);
+  return finished.done >= data.selectorCount;
 }
 
 /**
@@ -122,9 +142,12 @@ function makeContext(
   const run = runOf(data);
   const progress = new JobProgress(job, { ...data.progress });
   // The cache holds our own writes too, so its copy carries the latest resourceVersion.
-  const reports = new HeldReports((moment) =>
-    deps.status.report(target, run, moment, deps.directives?.peek(data.directive)),
-  );
+  // Several selectors in progress at once: each message tells the run as it stands then.
+  const reports = new HeldReports(async (moment) => {
+    const alongside = await runSummary(deps, data, directive);
+    const told = alongside === undefined ? run : { ...run, alongside };
+    return deps.status.report(target, told, moment, deps.directives?.peek(data.directive));
+  });
   let abortRead = aborted;
   return {
     data,

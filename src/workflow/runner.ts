@@ -72,7 +72,9 @@ async function waitLater(
     context.stage({ waitStartedAt: now });
     context.note(`waiting for ${wait.what}`);
   }
-  await context.report(momentOf(wait, context.progress.pausedAt !== undefined));
+  if (wait.quiet !== true) {
+    await context.report(momentOf(wait, context.progress.pausedAt !== undefined));
+  }
   // The progress (the wait clock, what the step staged) and the move to delayed leave together:
   // one round trip. Either landing alone leaves what a crash between them would.
   await Promise.all([

@@ -151,6 +151,24 @@ describe('what a credential may do', () => {
     await nothingHappened();
   });
 
+  it('answers 422 naming maxConcurrentSelectors outside 1..MAX_SELECTORS, before anything is applied', async () => {
+    const selectors = [{ namespace: 'allowed', labels: { app: 'app' } }];
+    for (const [value, pattern] of [
+      [0, /maxConcurrentSelectors/],
+      [2.5, /maxConcurrentSelectors/],
+      ['3', /maxConcurrentSelectors/],
+      [65, /maxConcurrentSelectors is 65, more than MAX_SELECTORS \(64\)/],
+    ] as const) {
+      const inline = directive('allowed', 'too-wide', selectors);
+      (inline.spec as Record<string, unknown>).maxConcurrentSelectors = value;
+      const answer = await h.post({ directive: inline });
+      expect(answer.status, String(value)).toBe(422);
+      expect(JSON.stringify(answer.body), String(value)).toMatch(pattern);
+      expect(h.sim.getDirective('allowed', 'too-wide')).toBeUndefined();
+    }
+    await nothingHappened();
+  });
+
   it('confines the directive routes to ALLOWED_NAMESPACES (403, nothing read or changed)', async () => {
     h.sim.applyDirective(
       directive('other', 'outside', [{ namespace: 'other', labels: { app: 'app' } }]),

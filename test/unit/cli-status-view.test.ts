@@ -72,3 +72,36 @@ describe('status lines', () => {
     );
   });
 });
+
+describe('status of a run of many selectors', () => {
+  // 1000 selectors: 120 done, 60 in progress (pods chosen, job delayed), the rest waiting.
+  const count = 1000;
+  const view: DirectiveView = {
+    directive: 'gloo-mesh/mesh-certs',
+    generation: 1,
+    status: {
+      state: 'BOUNCING_PODS',
+      podsBounced: Array.from({ length: 180 }, (_, i) => ({ bouncedPods: [`w${i}-a`, `w${i}-b`] })),
+    },
+    jobs: Array.from({ length: count }, (_, i) => ({
+      selectorIndex: i,
+      state: i < 120 ? 'completed' : 'delayed',
+    })),
+  };
+
+  it('summarizes in one line and lists the oldest selectors in progress', () => {
+    const lines = renderStatus(view, false);
+    expect(lines[1]).toBe(
+      '120/1000 selectors done, 60 in progress, 820 waiting (0 gated), oldest in progress: selector 121',
+    );
+    expect(lines.slice(2, 12).map((line) => line.split('  ')[0])).toEqual(
+      Array.from({ length: 10 }, (_, i) => `selector ${121 + i}/1000`),
+    );
+    expect(lines[12]).toBe('… 50 more in progress (--all lists every selector)');
+    expect(lines).toHaveLength(13);
+  });
+
+  it('draws every selector with --all', () => {
+    expect(renderStatus(view, false, true)).toHaveLength(1 + count);
+  });
+});

@@ -32,6 +32,12 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of/],
     ['QUEUE_PREFIX', 'a:b', /^QUEUE_PREFIX may contain only/],
     ['WEBHOOK_AUTH', 'maybe', /^WEBHOOK_AUTH accepts only "none"/],
+    ['DEFAULT_MAX_CONCURRENT_SELECTORS', '0', /^DEFAULT_MAX_CONCURRENT_SELECTORS must be/],
+    [
+      'DEFAULT_MAX_CONCURRENT_SELECTORS',
+      '1001',
+      /^DEFAULT_MAX_CONCURRENT_SELECTORS is 1001, more than MAX_SELECTORS \(1000\)/,
+    ],
   ])('stops on a bad %s with one sentence naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -42,6 +48,7 @@ describe('loadConfig', () => {
       allowedNamespaces: undefined,
       inlineDirectives: true,
       maxSelectors: 1000,
+      defaultMaxConcurrentSelectors: 1,
       retentionDays: 30,
     });
     const config = loadConfig({

@@ -13,6 +13,17 @@ describe('selector jobs as the dashboard shows them', () => {
     );
   });
 
+  it('shorten many labels, so that a name stays one readable line of bounded size', () => {
+    const labels = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`label-key-${i}.example.com/x`, 'y'.repeat(30)]),
+    );
+    const name = selectorJobName('istio-system/mesh', 7, { ...selector, labels });
+    expect(name).toMatch(
+      /^istio-system\/mesh · selector 7 · istio-system label-key-0\.example\.com\/x=y+,.*…$/,
+    );
+    expect(name.length).toBeLessThan(140);
+  });
+
   it('say the generation, the step, the pods bounced and the batch in flight', () => {
     const name = selectorJobName('istio-system/mesh', 1, selector);
     const chosen = ['a', 'b', 'c'].map((uid) => ({ name: `p-${uid}`, uid }));

@@ -31,6 +31,66 @@ describe('status transitions', () => {
     expect(accepted(3, 2).patch({ observedGeneration: 3, state: 'BOUNCING_PODS' })).toBeUndefined();
   });
 
+  it("another selector's progress records its pods but leaves a failed run FAILED", () => {
+    const failed: DirectiveStatus = {
+      observedGeneration: 3,
+      issuedAt: run.issuedAt,
+      state: 'FAILED',
+      error: 'selector 4: timed out',
+      podsBounced: [],
+    };
+    const chosen = apply(failed, { kind: 'chosen', names: ['reviews-1'] });
+    expect(chosen).toMatchObject({ state: 'FAILED', error: 'selector 4: timed out' });
+    expect(chosen.podsBounced?.[1]).toEqual({ bouncedPods: ['reviews-1'] });
+    expect(
+      transitionFor(run, { kind: 'batchBounced', counts: { bounced: 1, chosen: 1 } }, T0).patch(
+        chosen,
+      ),
+    ).toBeUndefined();
+    // The failed selector itself, retried, says BOUNCING_PODS again.
+    const retried = apply(
+      { ...failed, error: 'selector 1: timed out' },
+      { kind: 'resumed', counts: { bounced: 0, chosen: 1 } },
+    );
+    expect(retried).toMatchObject({ state: 'BOUNCING_PODS', error: '' });
+  });
+
+  it('summarizes a run with several selectors in progress in one line of at most 300 characters', () => {
+    const labels = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`key-${i}.example.com/name`, 'v'.repeat(40)]),
+    );
+    const wide: RunRef = {
+      ...run,
+      selectorIndex: 230,
+      selectorCount: 1000,
+      alongside: {
+        done: 120,
+        inProgress: 50,
+        oldest: { index: 170, selector: { namespace: 'mesh-3', labels } },
+      },
+    };
+    const patch = transitionFor(
+      wide,
+      { kind: 'batchBounced', counts: { bounced: 1, chosen: 3 } },
+      T0,
+    ).patch({});
+    const message = condition(patch ?? {}, 'Ready')?.message ?? '';
+    expect(message).toMatch(
+      /^120\/1000 selectors done, 50 in progress, 830 waiting; oldest in progress: selector 171 \(mesh-3 key-0/,
+    );
+    expect(message.length).toBeLessThanOrEqual(300);
+    // One selector in progress: its own line, as in a chain.
+    const alone = { ...wide, alongside: { done: 120, inProgress: 1 } };
+    const own = transitionFor(
+      alone,
+      { kind: 'batchBounced', counts: { bounced: 1, chosen: 3 } },
+      T0,
+    ).patch({});
+    expect(condition(own ?? {}, 'Ready')?.message).toBe(
+      'selector 231/1000 (bookinfo app=reviews): 1/3 bounced',
+    );
+  });
+
   it('accepted starts a later issuance of the same generation afresh, once', () => {
     const later = '2026-11-29T13:00:00.000Z';
     const current: DirectiveStatus = {

@@ -9,6 +9,7 @@ import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { replacementsAmong, selectorPods } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
+import { slotWait } from './order.js';
 import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 
@@ -140,7 +141,9 @@ async function beforeBatch(
   if (replacements !== undefined) return replacements;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
-  return (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
+  const held = (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
+  // The first batch takes one of the run's selector slots (maxConcurrentSelectors).
+  return held ?? (bounced.size === 0 ? await slotWait(context) : undefined);
 }
 
 /**
@@ -155,6 +158,8 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
   const plan = await planOf(context);
   const limit = plan.maxUnavailable;
   if (plan.owners.length > 0) {
+    const slot = await slotWait(context);
+    if (slot !== undefined) return { wait: slot };
     const rolled = await rollOwners(context, plan);
     if (rolled !== 'done') return rolled;
   }

@@ -1,6 +1,7 @@
 import { SELECTOR_STEPS, type SelectorStep } from '../../queue/selector-job.js';
 import type { StepContext, StepOutcome } from '../context.js';
 import { bounce } from './bounce.js';
+import { order } from './order.js';
 import { rootCertSync } from './root-cert-sync.js';
 import { select } from './select.js';
 import { waitForReplicas } from './wait-for-replicas.js';
@@ -10,6 +11,7 @@ export type StepFunction = (context: StepContext) => Promise<StepOutcome>;
 
 /** Each step's function; the order is SELECTOR_STEPS', declared once beside the job's data. */
 const STEP_FUNCTIONS: Record<StepName, StepFunction> = {
+  order,
   rootCertSync,
   select,
   bounce,

@@ -3,6 +3,7 @@ import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { inheritedAtChoice } from '../others-down.js';
 import { chosenPod } from '../plan.js';
+import { assertStatusFits } from '../status-size.js';
 import { underLease } from './under-lease.js';
 
 /**
@@ -65,8 +66,11 @@ export async function select(context: StepContext): Promise<StepOutcome> {
     if (!('value' in choice)) return choice;
     chosen = choice.value;
   }
+  const names = chosen.map((pod) => pod.name);
+  const latest = context.deps.directives?.peek(context.data.directive) ?? context.directive;
+  assertStatusFits(latest, context.data.selectorIndex, names);
   // The write carries the cached resourceVersion: a stale cache costs a 409 and a re-read.
-  const written = await context.report({ kind: 'chosen', names: chosen.map((pod) => pod.name) });
+  const written = await context.report({ kind: 'chosen', names });
   if (written === 'stale' || written === 'gone') {
     // Superseded or deleted since this run began: the old chain bounces nothing more.
     await context.save({ chosen: [] });

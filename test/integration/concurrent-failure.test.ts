@@ -1,0 +1,153 @@
+// DESIGN §4 Order, a selector failing while others are in progress (maxConcurrentSelectors > 1):
+// the run is FAILED naming it, the selectors that do not wait for it go on and finish, the next
+// barrier waits; a retry of the failed one lets the run finish, each pod bounced once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
+import {
+  TOKEN,
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+
+const APPS = ['istiod', 'stuck', 'a1', 'a2', 'gateway', 'b0'];
+
+describe('a failed selector among several in progress', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('concurrent-failure', {
+      env: { BOUNCE_MODE: 'delete', READINESS_TIMEOUT_SECONDS: '2' },
+    });
+  });
+  afterAll(async () => h.close());
+
+  it('fails the run, lets the independent selectors finish, holds the barrier until a retry', async () => {
+    const ns = 'mesh';
+    for (const app of APPS) {
+      h.sim.addWorkload({
+        namespace: ns,
+        name: app,
+        kind: 'ReplicaSet',
+        labels: { app },
+        // a1 and a2 are still going (three waits of 1.5 s) when the stuck one times out at 2 s.
+        replicas: app.startsWith('a') ? 4 : 2,
+        // The stuck workload's replacements never become Ready: its next batch times out.
+        readinessDelayMs: app === 'stuck' ? null : app.startsWith('a') ? 1500 : 50,
+      });
+    }
+    const originals = podUids(h, ns);
+    const manifest = directive(
+      ns,
+      'mesh',
+      APPS.map((app) => ({
+        namespace: ns,
+        labels: { app },
+        waitForReplicas: app === 'istiod' || app === 'gateway' ? 2 : 0,
+        maxUnavailable: 1,
+      })),
+    );
+    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 3;
+    h.sim.applyDirective(manifest);
+    expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
+
+    const failed = await waitForState(h, ns, 'mesh', 'FAILED');
+    expect(failed.status.error).toMatch(/^selector 1: timed out after 2s/);
+    // a1 and a2 were in progress when it failed, not done.
+    expect(failed.status.podsBounced[2].bouncedPods).toHaveLength(4);
+    // a1 and a2 do not wait for it: they finish, and the run still says FAILED.
+    const deletedOf = (app: string): number =>
+      h.sim.deletedPods().filter((pod) => pod.name.startsWith(`${app}-`)).length;
+    await eventually('a1 and a2 bounced', () =>
+      deletedOf('a1') === 4 && deletedOf('a2') === 4 ? true : undefined,
+    );
+    const view = await h.get('/v1/directives/mesh/mesh');
+    const states = view.body.jobs.map((job: { state: string }) => job.state);
+    await eventually('a1 and a2 completed', async () => {
+      const jobs = (await h.get('/v1/directives/mesh/mesh')).body.jobs;
+      return jobs[2].state === 'completed' && jobs[3].state === 'completed' ? true : undefined;
+    });
+    expect(states[1]).toBe('failed');
+    const still = h.sim.getDirective(ns, 'mesh') as any;
+    expect(still.status).toMatchObject({ state: 'FAILED', error: failed.status.error });
+    expect(still.status.podsBounced[2].bouncedPods).toHaveLength(4);
+    // The gateway waits for every earlier selector, the failed one included; b0 for the gateway.
+    expect(deletedOf('gateway')).toBe(0);
+    expect(deletedOf('b0')).toBe(0);
+
+    h.sim.setReadinessDelay(ns, 'stuck', 0);
+    const retry = await fetch(`${h.serve.url}/v1/directives/mesh/mesh/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(retry.status).toBe(202);
+    await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
+    expectEachDeletedOnce(h, originals);
+  });
+
+  it('abort stops every selector in progress before its next batch; a retry finishes the run', async () => {
+    const ns = 'aborted';
+    const apps = ['c0', 'c1', 'c2', 'c3'];
+    for (const app of apps) {
+      h.sim.addWorkload({
+        namespace: ns,
+        name: app,
+        kind: 'ReplicaSet',
+        labels: { app },
+        replicas: 4,
+        readinessDelayMs: 400,
+      });
+    }
+    const originals = podUids(h, ns);
+    const manifest = directive(
+      ns,
+      'mesh',
+      apps.map((app) => ({
+        namespace: ns,
+        labels: { app },
+        waitForReplicas: 0,
+        maxUnavailable: 1,
+      })),
+    );
+    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 2;
+    h.sim.applyDirective(manifest);
+    const deleted = (): number => h.sim.deletedPods().filter((pod) => pod.namespace === ns).length;
+    let atAbort = -1;
+    const aborting = new Promise<void>((resolve) => {
+      const stop = h.sim.onPodDeleted((pod) => {
+        if (pod.namespace !== ns || deleted() < 2) return;
+        stop();
+        atAbort = deleted();
+        void fetch(`${h.serve.url}/v1/directives/${ns}/mesh/abort`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+        }).then(() => resolve());
+      });
+    });
+    expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
+    await aborting;
+    const failed = await waitForState(h, ns, 'mesh', 'FAILED');
+    expect(failed.status.error).toMatch(/^selector \d: aborted$/);
+    // Each of the two selectors in progress may finish the batch it had sent, no more.
+    await eventually('every job of the run over', async () => {
+      const jobs = (await h.get(`/v1/directives/${ns}/mesh`)).body.jobs as { state: string }[];
+      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
+        ? true
+        : undefined;
+    });
+    expect(deleted()).toBeLessThanOrEqual(atAbort + 2);
+    const retry = await fetch(`${h.serve.url}/v1/directives/${ns}/mesh/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(retry.status).toBe(202);
+    await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
+    const earlier = h.sim.deletedPods().filter((pod) => pod.namespace !== ns);
+    expectEachDeletedOnce(
+      h,
+      originals,
+      earlier.map((pod) => pod.uid),
+    );
+  });
+});
