@@ -133,9 +133,14 @@ describe('start-up', () => {
     );
   });
 
-  it('the demo without Redis says how to start it instead of hanging', async () => {
+  it('the demo without Redis, and no redis-server on PATH, says how to start it instead of hanging', async () => {
     const port = await freePort();
-    const sentence = await refused('demo', { REDIS_URL: `redis://127.0.0.1:${port}` });
+    // With redis-server on PATH the demo starts a private one instead (test/e2e/demo.test.ts).
+    const sentence = await refused('demo', {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      // No redis-server to be found (the CLI itself is started by its absolute path).
+      PATH: join(tmpdir(), 'pod-bouncer-no-such-dir'),
+    });
     expect(sentence).toMatch(
       /^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer within 10 s: start Redis with /,
     );
