@@ -53,7 +53,9 @@ export function verdictOf(answer: TokenReviewAnswer, audience: string): TokenVer
  * for our audience is refused without one (and without a cache entry: the check costs less than
  * the lookup); one naming a service account off the allow-list is reviewed on a small lane of its
  * own; only one naming an allowed account, for our audience, draws on the budget real callers'
- * new tokens need. A known-good token is admitted from the cache whatever the flood.
+ * new tokens need. A known-good token is admitted from the cache whatever the flood, and once its
+ * verdict has expired it is reviewed again on the `renewal` lane, which only tokens that were
+ * valid can spend.
  */
 export class TokenVerdicts {
   private readonly verdicts = new Map<string, { verdict: TokenVerdict; until: number }>();
@@ -80,14 +82,20 @@ export class TokenVerdicts {
     const key = hash('sha256', token, 'base64');
     const cached = this.verdicts.get(key);
     if (cached !== undefined && cached.until > Date.now()) return cached.verdict;
-    this.verdicts.delete(key);
+    // An expired valid verdict is kept until its renewal answers: the token stays known-good, and
+    // its renewal is taken from a lane that forged tokens cannot spend.
+    const knownGood = cached !== undefined && 'account' in cached.verdict;
+    if (!knownGood) this.verdicts.delete(key);
     const pending = this.inFlight.get(key);
     if (pending !== undefined) return pending;
-    const lane =
-      this.allowed === undefined || this.allowed.has(claims.account) ? 'allowed' : 'other';
+    const lane = knownGood ? 'renewal' : this.laneOf(claims.account);
     const asked = this.ask(key, token, lane).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, asked);
     return asked;
+  }
+
+  private laneOf(account: string): ReviewLane {
+    return this.allowed === undefined || this.allowed.has(account) ? 'allowed' : 'other';
   }
 
   private async ask(key: string, token: string, lane: ReviewLane): Promise<TokenVerdict> {
@@ -96,6 +104,7 @@ export class TokenVerdicts {
       throw new TransientError('Too many new tokens to review right now; try again shortly.', 1);
     }
     const verdict = verdictOf(answer, this.audience);
+    this.verdicts.delete(key);
     if (this.verdicts.size >= this.maxEntries) {
       const oldest = this.verdicts.keys().next().value;
       if (oldest !== undefined) this.verdicts.delete(oldest);

@@ -23,8 +23,15 @@ export const TOKEN_REVIEW_BUDGET = { qps: 5, burst: 10 };
  */
 export const OTHER_ACCOUNTS_REVIEW_BUDGET = { qps: 1, burst: 2 };
 
+/**
+ * The same for tokens whose last review said valid and has expired (the `renewal` lane): a token
+ * only a real caller holds. A flood of forged tokens naming an allowed account spends the
+ * `allowed` lane and never this one, so a known-good caller is renewed however long it lasts.
+ */
+export const RENEWAL_REVIEW_BUDGET = { qps: 5, burst: 10 };
+
 /** Which budget a review is taken from (`TokenVerdicts` decides it from the token's claims). */
-export type ReviewLane = 'allowed' | 'other';
+export type ReviewLane = 'allowed' | 'other' | 'renewal';
 
 type Budget = { qps: number; burst: number };
 
@@ -43,12 +50,14 @@ export class TokenReviewer {
     budgets: Record<ReviewLane, Budget> = {
       allowed: TOKEN_REVIEW_BUDGET,
       other: OTHER_ACCOUNTS_REVIEW_BUDGET,
+      renewal: RENEWAL_REVIEW_BUDGET,
     },
   ) {
     this.authn = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.limiters = {
       allowed: new RateLimiter(budgets.allowed.qps, budgets.allowed.burst),
       other: new RateLimiter(budgets.other.qps, budgets.other.burst),
+      renewal: new RateLimiter(budgets.renewal.qps, budgets.renewal.burst),
     };
   }
 

@@ -102,6 +102,44 @@ describe('TokenVerdicts', () => {
     expect(asked).toEqual([]);
   });
 
+  it('renews a known-good token on its own lane, which a flood of forged ones cannot spend', async () => {
+    // The allowed lane is spent (a flood of forged tokens naming the allowed account); the
+    // renewal lane is not.
+    const lanes: ReviewLane[] = [];
+    let allowedLeft = 1;
+    const review = async (_token: string, _audience: string, lane: ReviewLane) => {
+      lanes.push(lane);
+      if (lane === 'renewal') return valid;
+      if (allowedLeft === 0) return undefined;
+      allowedLeft -= 1;
+      return valid;
+    };
+    const verdicts = new TokenVerdicts(review, AUDIENCE, { ttlMs: 20 });
+    const known = jwt('known');
+    expect(await verdicts.verdict(known)).toEqual({ account: 'cert-manager:issuer' });
+    const forged = serviceAccountJwt({
+      namespace: 'cert-manager',
+      name: 'issuer',
+      audiences: [AUDIENCE],
+    });
+    await expect(verdicts.verdict(forged)).rejects.toBeInstanceOf(TransientError);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Its verdict expired: renewed on the renewal lane, admitted although the allowed lane is dry.
+    expect(await verdicts.verdict(known)).toEqual({ account: 'cert-manager:issuer' });
+    expect(lanes).toEqual(['allowed', 'allowed', 'renewal']);
+  });
+
+  it('a known-good token whose renewal says invalid is refused from then on', async () => {
+    let answer: TokenReviewAnswer = valid;
+    const review = async () => answer;
+    const verdicts = new TokenVerdicts(review, AUDIENCE, { ttlMs: 20 });
+    const revoked = jwt('revoked');
+    expect(await verdicts.verdict(revoked)).toEqual({ account: 'cert-manager:issuer' });
+    answer = { ...valid, authenticated: false };
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await verdicts.verdict(revoked)).toEqual({ invalid: true });
+  });
+
   it('reviews tokens naming an allowed account on their lane, the others on theirs', async () => {
     const { lanes, review } = counting();
     const verdicts = new TokenVerdicts(review, AUDIENCE, {
