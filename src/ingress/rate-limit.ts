@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../queue/names.js';
 import { HttpProblem } from './http-errors.js';
 import { inRedis } from './ingest.js';
+import { withLuaCommands } from '../queue/lua-commands.js';
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_WINDOW_MS = 60_000;
@@ -47,11 +48,9 @@ interface RateLimitCommands {
 }
 
 function commands(redis: Redis): Redis & RateLimitCommands {
-  const client = redis as Redis & Partial<RateLimitCommands>;
-  if (client.podBouncerRateLimit === undefined) {
-    redis.defineCommand('podBouncerRateLimit', { numberOfKeys: 1, lua: SLIDING_WINDOW });
-  }
-  return client as Redis & RateLimitCommands;
+  return withLuaCommands<RateLimitCommands>(redis, {
+    podBouncerRateLimit: { numberOfKeys: 1, lua: SLIDING_WINDOW },
+  });
 }
 
 /** Redis key of one credential's recent requests (names are plain: `issuer`, `certs:issuer`). */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { withLuaCommands } from './lua-commands.js';
 
 /*
  * The run scripts work on a whole batch of runs in one call: a call per run costs Redis a script
@@ -146,12 +147,10 @@ export interface RunCommands {
 
 /** `redis` with the run scripts defined on it (once per client). */
 export function runCommands(redis: Redis): Redis & RunCommands {
-  const client = redis as Redis & Partial<RunCommands>;
-  if (client.podBouncerClaimRuns === undefined) {
+  return withLuaCommands<RunCommands>(redis, {
     // The number of keys goes first: it depends on the batch (and on each run's selectors).
-    redis.defineCommand('podBouncerClaimRuns', { lua: CLAIM });
-    redis.defineCommand('podBouncerConfirmRuns', { lua: CONFIRM });
-    redis.defineCommand('podBouncerReleaseRun', { numberOfKeys: 3, lua: RELEASE });
-  }
-  return client as Redis & RunCommands;
+    podBouncerClaimRuns: { lua: CLAIM },
+    podBouncerConfirmRuns: { lua: CONFIRM },
+    podBouncerReleaseRun: { numberOfKeys: 3, lua: RELEASE },
+  });
 }

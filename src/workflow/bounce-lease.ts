@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME, bounceLeaseKey, latestRunKey } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
+import { withLuaCommands } from '../queue/lua-commands.js';
 
 /**
  * One run bounces at a time per directive (DESIGN §2 *Runs*). Every effect that depends on what
@@ -70,12 +71,10 @@ export class BounceLease {
     redis: Redis,
     private readonly prefix: string,
   ) {
-    const client = redis as Redis & Partial<LeaseCommands>;
-    if (client.podBouncerAcquireLease === undefined) {
-      redis.defineCommand('podBouncerAcquireLease', { numberOfKeys: 2, lua: ACQUIRE });
-      redis.defineCommand('podBouncerReleaseLease', { numberOfKeys: 1, lua: RELEASE });
-    }
-    this.redis = client as Redis & LeaseCommands;
+    this.redis = withLuaCommands<LeaseCommands>(redis, {
+      podBouncerAcquireLease: { numberOfKeys: 2, lua: ACQUIRE },
+      podBouncerReleaseLease: { numberOfKeys: 1, lua: RELEASE },
+    });
   }
 
   /** Takes the lease for the job (`token`: its BullMQ lock token), atomically with the run check. */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { runSlotsKey } from '../queue/names.js';
 import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
+import { withLuaCommands } from '../queue/lua-commands.js';
 
 /**
  * The order of a run whose selectors may be in progress several at once (DESIGN §4 Order), kept
@@ -100,13 +101,11 @@ export class SelectorSlots {
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
-    const client = redis as Redis & Partial<SlotCommands>;
-    if (client.podBouncerSelectorStart === undefined) {
-      redis.defineCommand('podBouncerSelectorStart', { numberOfKeys: 3, lua: START });
-      redis.defineCommand('podBouncerSelectorClaim', { numberOfKeys: 2, lua: CLAIM });
-      redis.defineCommand('podBouncerSelectorFinish', { numberOfKeys: 5, lua: FINISH });
-    }
-    this.redis = client as Redis & SlotCommands;
+    this.redis = withLuaCommands<SlotCommands>(redis, {
+      podBouncerSelectorStart: { numberOfKeys: 3, lua: START },
+      podBouncerSelectorClaim: { numberOfKeys: 2, lua: CLAIM },
+      podBouncerSelectorFinish: { numberOfKeys: 5, lua: FINISH },
+    });
   }
 
   private key(data: SelectorJobData, part: Parameters<typeof runSlotsKey>[2]): string {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { sentPodsKey } from '../queue/names.js';
 import { runKeyOf, type ChosenPod, type SelectorJobData } from '../queue/selector-job.js';
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
+import { withLuaCommands } from '../queue/lua-commands.js';
 
 /**
  * Appends to the selector's field, dropping entries older than the age limit, in one step. An
@@ -66,11 +67,9 @@ export class SentPods {
     private readonly prefix: string,
     private readonly maxAgeMs: number,
   ) {
-    const client = redis as Redis & Partial<SentCommands>;
-    if (client.podBouncerAppendSent === undefined) {
-      redis.defineCommand('podBouncerAppendSent', { numberOfKeys: 1, lua: APPEND });
-    }
-    this.redis = client as Redis & SentCommands;
+    this.redis = withLuaCommands<SentCommands>(redis, {
+      podBouncerAppendSent: { numberOfKeys: 1, lua: APPEND },
+    });
   }
 
   /** Records the controlled pods of a chunk before it is sent (bare pods are never replaced). */
