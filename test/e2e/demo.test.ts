@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { requiredBinary } from '../support/binaries.js';
+import { answersPing, freePort } from '../support/redis-server.js';
 
 const redisServer = requiredBinary('redis-server', 'apt-get install -y redis-server');
 
@@ -22,39 +21,12 @@ async function runDemo(env: Record<string, string>, args: string[] = []): Promis
   return { output, code };
 }
 
-/** A port nothing listens on: taken from the kernel, then released. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 function parsesAsObject(line: string): boolean {
   try {
     const value: unknown = JSON.parse(line);
     return typeof value === 'object' && value !== null;
   } catch {
     return false;
-  }
-}
-
-async function answers(url: string): Promise<boolean> {
-  const probe = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
   }
 }
 
@@ -83,7 +55,8 @@ describe('pod-bouncer demo', () => {
   it.skipIf(redisServer === undefined)(
     'starts a private redis-server when nothing answers at REDIS_URL, and stops it',
     async () => {
-      const port = await closedPort();
+      // Nothing listens there: the port was taken from the kernel, then released.
+      const port = await freePort();
       const run = await runDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
       const said = run.output.match(
         /^Nothing answered at redis:\/\/127\.0\.0\.1:\d+: started a private redis-server at (redis:\/\/127\.0\.0\.1:\d+) for this demo; it stops when the demo ends\.$/m,
@@ -92,7 +65,7 @@ describe('pod-bouncer demo', () => {
       expect(run.output.match(/private redis-server/g)).toHaveLength(1);
       expectReadable(run.output);
       expect(run.code).toBe(0);
-      expect(await answers(said![1]!)).toBe(false);
+      expect(await answersPing(said![1]!)).toBe(false);
     },
     120_000,
   );

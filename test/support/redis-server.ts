@@ -24,7 +24,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function answersPing(url: string): Promise<boolean> {
+/** True when a Redis at `url` answers PING now (one try, no retries). */
+export async function answersPing(url: string): Promise<boolean> {
   const probe = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
