@@ -2,7 +2,7 @@ import { serviceAccountJwt } from '../../src/sim/index.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 /** Server-side apply straight to the simulator as another field manager (what Argo CD does). */
 async function applyAs(h: Harness, manager: string, body: any, force = false) {
@@ -107,7 +107,8 @@ describe('a field manager per credential', () => {
 
   /** The ci token's apply of a changed spec: refused, naming the owner, and nothing changes. */
   async function refusedForCi(name: string, owner: string): Promise<void> {
-    const before = h.sim.getDirective('bookinfo', name)!;
+    // The accepted run's PENDING follows its 202 (no worker here): nothing else writes after it.
+    const before = await waitForState(h, 'bookinfo', name, 'PENDING');
     const answer = await h.post(
       { directive: directive('bookinfo', name, selectors('ratings')) },
       { token: CI },
