@@ -1,40 +1,35 @@
 /**
  * Configuration, read once from the environment at start-up and frozen.
  * Nothing else in the code base reads `process.env`: a bad value stops the process here with one
- * sentence that names the variable. Each variable is declared once, in config/variables.ts.
+ * sentence that names the variable. Each variable is declared once, in config/variables.ts; each
+ * area's parsing lives beside it in config/ (redis, auth, access, gates, notify).
  */
 
-import {
-  parseRedisTopology,
-  RedisSettingError,
-  type RedisTopology,
-} from './queue/redis-topology.js';
-
+import type { RedisTopology } from './queue/redis-topology.js';
 import type { BounceMode } from './directive/types.js';
 import { parseMaxUnavailable, type MaxUnavailable } from './directive/max-unavailable.js';
+import { allowedNamespaces, defaultConcurrency } from './config/access.js';
+import { authConfig, dashboard, type AuthConfig, type DashboardConfig } from './config/auth.js';
+import { parseCredentialNamespaces } from './config/credentials.js';
 import {
   ConfigError,
   defaultText,
-  readChoice,
   readFlag,
   readInteger,
   readList,
   readSetting,
   readText,
+  type Env,
 } from './config/environment.js';
-import {
-  credentialNames,
-  nameTokens,
-  parseCredentialNamespaces,
-  type NamedToken,
-} from './config/credentials.js';
-import { EVERY_NAMESPACE, NAMESPACE_PATTERN, SERVICE_ACCOUNT_PATTERN } from './config/variables.js';
-import type { Gate } from './gates/types.js';
-import { FIELD_MANAGER_MAX_LENGTH, inlineFieldManager } from './kube/field-manager.js';
-import { parseWindowsText } from './gates/windows.js';
+import { gates, type GatesConfig } from './config/gates.js';
+import { notify, type NotifyConfig } from './config/notify.js';
+import { queuePrefix, redisTopology, redisUrl } from './config/redis.js';
+import { EVERY_NAMESPACE } from './config/variables.js';
 
 export { ConfigError } from './config/environment.js';
-
+export { assertAuthConfigured, hasAuthMode, type AuthConfig } from './config/auth.js';
+export type { GatesConfig } from './config/gates.js';
+export type { NotifyConfig } from './config/notify.js';
 export type { BounceMode } from './directive/types.js';
 
 export interface Config {
@@ -47,7 +42,7 @@ export interface Config {
   readonly kubeconfig: string | undefined;
   readonly kubeContext: string | undefined;
   readonly auth: AuthConfig;
-  readonly dashboard: { readonly user: string; readonly password: string } | undefined;
+  readonly dashboard: DashboardConfig;
   readonly workerConcurrency: number;
   /** Controller mode: workers watch directives and start their runs without an event. */
   readonly watchDirectives: boolean;
@@ -94,35 +89,6 @@ export interface Config {
   readonly gates: GatesConfig;
 }
 
-export interface GatesConfig {
-  /** PROMETHEUS_URL: alerts and query gates need it. */
-  readonly prometheusUrl: string | undefined;
-  readonly prometheusTokenFile: string | undefined;
-  /** GATE_ALERTS and GATE_WINDOWS: the gates every directive gets. */
-  readonly installation: readonly Gate[];
-  readonly intervalSeconds: number;
-  readonly timeoutSeconds: number;
-}
-
-export interface NotifyConfig {
-  readonly url: string;
-  readonly format: 'cloudevents' | 'slack';
-}
-
-export interface AuthConfig {
-  /** `WEBHOOK_AUTH=none` given explicitly: the events endpoint accepts anyone. */
-  readonly none: boolean;
-  /** WEBHOOK_TOKENS, each with the name it goes by (`name=token`, else `token<i>`). */
-  readonly tokens: readonly NamedToken[];
-  readonly hmacSecret: string | undefined;
-  /** Standard Webhooks signing key, the bytes after `whsec_` decoded from base64. */
-  readonly standardSecret: Buffer | undefined;
-  readonly tokenReviewAudience: string | undefined;
-  readonly allowedServiceAccounts: readonly string[];
-}
-
-type Env = Record<string, string | undefined>;
-
 function maxUnavailable(env: Env): MaxUnavailable {
   const raw = readText(env, 'DEFAULT_MAX_UNAVAILABLE') ?? defaultText('DEFAULT_MAX_UNAVAILABLE');
   const parsed = parseMaxUnavailable(/^\d+$/.test(raw) ? Number(raw) : raw);
@@ -132,203 +98,6 @@ function maxUnavailable(env: Env): MaxUnavailable {
     );
   }
   return parsed;
-}
-
-function url(
-  env: Env,
-  name: string,
-  protocols: readonly string[],
-  message: string,
-): string | undefined {
-  const raw = readText(env, name);
-  if (raw === undefined) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol === undefined || !protocols.includes(protocol)) throw new ConfigError(message);
-  return raw;
-}
-
-function redisUrl(env: Env): string {
-  const message = 'REDIS_URL must be a redis:// or rediss:// URL.';
-  return url(env, 'REDIS_URL', ['redis:', 'rediss:'], message) ?? defaultText('REDIS_URL');
-}
-
-/** The default must be a value a directive could set itself: at most MAX_SELECTORS. */
-function defaultConcurrency(env: Env): number {
-  const value = readInteger(env, 'DEFAULT_MAX_CONCURRENT_SELECTORS');
-  const limit = readInteger(env, 'MAX_SELECTORS');
-  if (value > limit) {
-    throw new ConfigError(
-      `DEFAULT_MAX_CONCURRENT_SELECTORS is ${value}, more than MAX_SELECTORS (${limit}); lower it or raise MAX_SELECTORS.`,
-    );
-  }
-  return value;
-}
-
-function queuePrefix(env: Env): string {
-  // Set but empty (`QUEUE_PREFIX=`) is a mistake, not a wish for the default: two installations
-  // that both meant a prefix of their own would share one queue.
-  if (env.QUEUE_PREFIX !== undefined && env.QUEUE_PREFIX.trim() === '') {
-    throw new ConfigError('QUEUE_PREFIX is set but empty; remove it or give it a value.');
-  }
-  const prefix = readText(env, 'QUEUE_PREFIX') ?? defaultText('QUEUE_PREFIX');
-  // BullMQ joins keys with ':'; a colon in the prefix would make keys ambiguous.
-  if (!/^[A-Za-z0-9_{}.-]+$/.test(prefix)) {
-    throw new ConfigError(
-      `QUEUE_PREFIX may contain only letters, digits and "_ - . { }", not "${prefix}".`,
-    );
-  }
-  return prefix;
-}
-
-/** Sentinel and Cluster settings are parsed beside the connections they shape; errors stay ConfigErrors. */
-function redisTopology(env: Env, prefix: string): RedisTopology {
-  try {
-    return parseRedisTopology(env, prefix);
-  } catch (error) {
-    throw error instanceof RedisSettingError ? new ConfigError(error.message) : error;
-  }
-}
-
-function standardSecret(env: Env): Buffer | undefined {
-  const raw = readText(env, 'WEBHOOK_STANDARD_SECRET');
-  if (raw === undefined) return undefined;
-  const encoded = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : '';
-  const key = Buffer.from(encoded, 'base64');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || key.length < 16) {
-    throw new ConfigError(
-      'WEBHOOK_STANDARD_SECRET must be whsec_ followed by a base64 key of at least 16 bytes.',
-    );
-  }
-  return key;
-}
-
-function authConfig(env: Env): AuthConfig {
-  const auth: AuthConfig = {
-    none: readChoice(env, 'WEBHOOK_AUTH') === 'none',
-    tokens: nameTokens(readList(env, 'WEBHOOK_TOKENS') ?? []),
-    hmacSecret: readText(env, 'WEBHOOK_HMAC_SECRET'),
-    standardSecret: standardSecret(env),
-    tokenReviewAudience: readText(env, 'WEBHOOK_TOKENREVIEW_AUDIENCE'),
-    allowedServiceAccounts: readList(env, 'WEBHOOK_ALLOWED_SERVICEACCOUNTS') ?? [],
-  };
-  const serviceAccount = new RegExp(SERVICE_ACCOUNT_PATTERN);
-  for (const account of auth.allowedServiceAccounts) {
-    if (!serviceAccount.test(account)) {
-      throw new ConfigError(
-        `WEBHOOK_ALLOWED_SERVICEACCOUNTS entries must look like namespace:name, not "${account}".`,
-      );
-    }
-    // The API server refuses a longer field manager, which would make every inline directive of
-    // this account fail at the apply.
-    if (inlineFieldManager(account).length > FIELD_MANAGER_MAX_LENGTH) {
-      throw new ConfigError(
-        `WEBHOOK_ALLOWED_SERVICEACCOUNTS entry "${account}" is too long to name a field manager (pod-bouncer-<namespace>.<name>, at most ${FIELD_MANAGER_MAX_LENGTH} characters).`,
-      );
-    }
-  }
-  if (auth.tokenReviewAudience !== undefined && auth.allowedServiceAccounts.length === 0) {
-    throw new ConfigError(
-      'WEBHOOK_ALLOWED_SERVICEACCOUNTS must list the service accounts allowed when WEBHOOK_TOKENREVIEW_AUDIENCE is set.',
-    );
-  }
-  return auth;
-}
-
-/** True when at least one way to authenticate callers is configured, or `none` was chosen. */
-export function hasAuthMode(auth: AuthConfig): boolean {
-  return (
-    auth.none ||
-    auth.tokens.length > 0 ||
-    auth.hmacSecret !== undefined ||
-    auth.standardSecret !== undefined ||
-    auth.tokenReviewAudience !== undefined
-  );
-}
-
-function dashboard(env: Env): Config['dashboard'] {
-  const user = readText(env, 'DASHBOARD_USER');
-  const password = readText(env, 'DASHBOARD_PASSWORD');
-  if ((user === undefined) !== (password === undefined)) {
-    throw new ConfigError('DASHBOARD_USER and DASHBOARD_PASSWORD must be set together.');
-  }
-  return user !== undefined && password !== undefined ? { user, password } : undefined;
-}
-
-function httpUrl(env: Env, name: string): string | undefined {
-  const raw = readText(env, name);
-  const message = `${name} must be an http:// or https:// URL, not "${raw}".`;
-  return url(env, name, ['http:', 'https:'], message);
-}
-
-function notify(env: Env): NotifyConfig | undefined {
-  const format = readSetting<NotifyConfig['format']>(env, 'NOTIFY_FORMAT');
-  const target = httpUrl(env, 'NOTIFY_URL') ?? httpUrl(env, 'K_SINK');
-  return target === undefined ? undefined : { url: target, format };
-}
-
-/** ALLOWED_NAMESPACES: undefined (every namespace) when unset or `*`, else the names. */
-function allowedNamespaces(env: Env): readonly string[] | undefined {
-  const names = readList(env, 'ALLOWED_NAMESPACES');
-  if (names === undefined) return undefined;
-  if (names.length === 0) {
-    throw new ConfigError('ALLOWED_NAMESPACES must name at least one namespace when it is set.');
-  }
-  if (names.includes(EVERY_NAMESPACE)) {
-    if (names.length > 1) {
-      throw new ConfigError(
-        'ALLOWED_NAMESPACES must be either * (every namespace) or a list of namespaces, not both.',
-      );
-    }
-    return undefined;
-  }
-  const pattern = new RegExp(NAMESPACE_PATTERN);
-  for (const name of names) {
-    if (!pattern.test(name)) {
-      throw new ConfigError(
-        `ALLOWED_NAMESPACES must be a comma-separated list of namespace names, not "${name}".`,
-      );
-    }
-  }
-  return Object.freeze([...new Set(names)]);
-}
-
-function gates(env: Env): GatesConfig {
-  const prometheusUrl = httpUrl(env, 'PROMETHEUS_URL');
-  const installation: Gate[] = [];
-  const alerts = readText(env, 'GATE_ALERTS');
-  if (alerts !== undefined) {
-    if (prometheusUrl === undefined) {
-      throw new ConfigError('GATE_ALERTS needs PROMETHEUS_URL, the Prometheus it asks for alerts.');
-    }
-    try {
-      new RegExp(`^(?:${alerts})$`);
-    } catch {
-      throw new ConfigError(
-        `GATE_ALERTS must be a regular expression of alert names, not "${alerts}".`,
-      );
-    }
-    installation.push({ alerts });
-  }
-  const windows = readText(env, 'GATE_WINDOWS');
-  if (windows !== undefined) {
-    try {
-      installation.push({ windows: parseWindowsText(windows) });
-    } catch (error) {
-      throw new ConfigError(`GATE_WINDOWS is not valid: ${(error as Error).message}.`);
-    }
-  }
-  return {
-    prometheusUrl,
-    prometheusTokenFile: readText(env, 'PROMETHEUS_TOKEN_FILE'),
-    installation: Object.freeze(installation),
-    intervalSeconds: readInteger(env, 'GATE_INTERVAL_SECONDS'),
-    timeoutSeconds: readInteger(env, 'GATE_TIMEOUT_SECONDS'),
-  };
 }
 
 /** Parses and validates the environment. Throws ConfigError with one sentence naming the variable. */
@@ -376,25 +145,4 @@ export function loadConfig(env: Env = process.env): Config {
     gates: gates(env),
   };
   return Object.freeze(config);
-}
-
-/**
- * The serve role refuses to start without an explicit auth decision: secure by default. Nor does
- * it start when CREDENTIAL_NAMESPACES names a credential it does not take: a misspelt name would
- * leave the credential it meant with every namespace of ALLOWED_NAMESPACES.
- */
-export function assertAuthConfigured(config: Config): void {
-  if (!hasAuthMode(config.auth)) {
-    throw new ConfigError(
-      'WEBHOOK_AUTH must be set to "none", or WEBHOOK_TOKENS, WEBHOOK_HMAC_SECRET, WEBHOOK_STANDARD_SECRET or WEBHOOK_TOKENREVIEW_AUDIENCE configured, before the events endpoint can start.',
-    );
-  }
-  const known = credentialNames(config.auth);
-  for (const name of config.credentialNamespaces.keys()) {
-    if (!known.has(name)) {
-      throw new ConfigError(
-        `CREDENTIAL_NAMESPACES names "${name}", which is not a configured credential (a WEBHOOK_TOKENS name, hmac, standard, or a WEBHOOK_ALLOWED_SERVICEACCOUNTS entry).`,
-      );
-    }
-  }
 }

@@ -101,3 +101,29 @@ export function defaultText(name: string): string {
   if (typeof fallback !== 'string') throw new Error(`${name} declares no text default`);
   return fallback;
 }
+
+/** A URL of one of `protocols` (`'http:'`, …); unset: undefined; anything else: `message`. */
+export function readUrl(
+  env: Env,
+  name: string,
+  protocols: readonly string[],
+  message: string,
+): string | undefined {
+  const raw = readText(env, name);
+  if (raw === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === undefined || !protocols.includes(protocol)) throw new ConfigError(message);
+  return raw;
+}
+
+/** An http:// or https:// URL (PROMETHEUS_URL, NOTIFY_URL, K_SINK); unset: undefined. */
+export function readHttpUrl(env: Env, name: string): string | undefined {
+  const raw = readText(env, name);
+  const message = `${name} must be an http:// or https:// URL, not "${raw}".`;
+  return readUrl(env, name, ['http:', 'https:'], message);
+}
