@@ -68,11 +68,11 @@ export class ApiDispatcher {
       case 'groupList':
         return groupList(this.registry);
       case 'resourceList':
-        return resourceList(this.registry, parsed.group, parsed.version);
+        return resourceList(this.registry, parsed);
       case 'openapiRoot':
         return openApiRoot(this.registry);
       case 'openapiGroupVersion':
-        return openApiGroupVersion(this.registry, parsed.group, parsed.version);
+        return openApiGroupVersion(this.registry, parsed);
       default:
         throw pathNotFound();
     }

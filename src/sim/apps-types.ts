@@ -4,7 +4,7 @@ import type { FieldError } from './field-errors.js';
 import { matchesSelector, selectorFromObject } from './label-selector.js';
 import type { KubeObject } from './objects.js';
 import { isPlainObject } from './objects.js';
-import type { ResourceType, Verb } from './resources.js';
+import { namespacedResource, type ResourceType, type Verb } from './resource-type.js';
 
 const VERBS: Verb[] = ['list', 'watch', 'get', 'create', 'update', 'patch', 'delete'];
 const DEFAULT_ROLLING = { maxSurge: '25%', maxUnavailable: '25%' };
@@ -16,13 +16,7 @@ function appsType(
   defaults: (spec: Record<string, unknown>) => void,
 ): ResourceType {
   return {
-    group: 'apps',
-    version: 'v1',
-    plural,
-    singular: kind.toLowerCase(),
-    kind,
-    namespaced: true,
-    storeKey: plural,
+    ...namespacedResource('apps', 'v1', plural, kind),
     verbs: VERBS,
     shortNames,
     statusSubresource: true,

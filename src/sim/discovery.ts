@@ -1,5 +1,6 @@
 // Discovery documents and namespaces: enough for clients that probe the server before using it.
 import { createHash } from 'node:crypto';
+import type { GroupVersion } from './resource-type.js';
 import type { ResourceRegistry, ResourceType } from './resources.js';
 
 const STARTED = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -40,12 +41,9 @@ export function groupList(registry: ResourceRegistry): object {
 }
 
 /** The APIResourceList of a group version, or undefined when the simulator does not serve it. */
-export function resourceList(
-  registry: ResourceRegistry,
-  group: string,
-  version: string,
-): object | undefined {
-  const types = registry.types.filter((t) => t.group === group && t.version === version);
+export function resourceList(registry: ResourceRegistry, served: GroupVersion): object | undefined {
+  const { group, version } = served;
+  const types = registry.inGroupVersion(group, version);
   if (types.length === 0) return undefined;
   const resources = types.flatMap((type) => describe(type));
   if (group === '') resources.push(namespaceResource());

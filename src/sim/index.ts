@@ -7,19 +7,7 @@ export { demoMesh, demoMeshWorkloads, meshCertsDirective } from './mesh.js';
 export { serviceAccountJwt } from './service-account-token.js';
 export type { ServiceAccountTokenSpec } from './service-account-token.js';
 export type { DemoMeshOptions } from './mesh.js';
-export type {
-  FaultSpec,
-  NewPod,
-  PodDeletion,
-  PodDisruptionBudgetSpec,
-  RequestLogEntry,
-  Simulator,
-  SimulatorOptions,
-  TokenUser,
-  WorkloadKind,
-  WorkloadRollout,
-  WorkloadSpec,
-} from './types.js';
+export type * from './types.js';
 export type {
   DirectiveObject,
   DirectiveState,

@@ -6,6 +6,7 @@
 // every kind, as it does for custom resources.
 import { createHash } from 'node:crypto';
 import { versionInfo } from './discovery.js';
+import type { GroupVersion } from './resource-type.js';
 import type { ResourceRegistry, ResourceType } from './resources.js';
 
 function keyOf(group: string, version: string): string {
@@ -50,10 +51,9 @@ function operations(type: ResourceType, verbs: readonly string[]): Record<string
 /** `GET /openapi/v3/apis/<group>/<version>` (or `api/v1`); undefined for a version not served. */
 export function openApiGroupVersion(
   registry: ResourceRegistry,
-  group: string,
-  version: string,
+  { group, version }: GroupVersion,
 ): object | undefined {
-  const types = registry.types.filter((t) => t.group === group && t.version === version);
+  const types = registry.inGroupVersion(group, version);
   if (types.length === 0) return undefined;
   const paths: Record<string, object> = {};
   for (const type of types) {

@@ -1,59 +1,18 @@
 // The resources the simulator serves and how each behaves on write.
 import { appsTypes } from './apps-types.js';
 import { validateCoreEvent, validateEventsV1 } from './event-validation.js';
-import type { CrdDefinition, PrinterColumn } from './crd.js';
-import type { FieldError } from './field-errors.js';
-import type { KubeObject } from './objects.js';
+import type { CrdDefinition } from './crd.js';
+import { namespacedResource, type ResourceType, type Verb } from './resource-type.js';
 import { pruneAndDefault, validateRoot } from './schema.js';
 import { normalizeSecret } from './secrets.js';
 
-export type Verb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | 'evict';
-
-export interface ResourceType {
-  group: string;
-  version: string;
-  plural: string;
-  singular: string;
-  kind: string;
-  namespaced: boolean;
-  /** Bucket in the object store (events of both API groups are kept apart). */
-  storeKey: string;
-  verbs: readonly Verb[];
-  shortNames?: string[];
-  /** Writes to the main resource ignore .status; writes to /status change only .status. */
-  statusSubresource?: boolean;
-  /** metadata.generation starts at 1 and grows by one whenever .spec changes. */
-  tracksGeneration?: boolean;
-  /** Custom resources: strategic merge patch is not supported. */
-  custom?: boolean;
-  /** DELETE answers with the object (pods, custom resources) instead of a Success Status. */
-  deleteReturnsObject?: boolean;
-  /** Normalises an object about to be stored (pruning, defaults, encodings). */
-  normalize?: (obj: KubeObject) => void;
-  validate?: (obj: KubeObject) => FieldError[];
-  /** Custom resources: the CRD's additionalPrinterColumns, which server-side printing shows. */
-  printerColumns?: PrinterColumn[];
-}
-
-export function apiVersionOf(type: ResourceType): string {
-  return type.group ? `${type.group}/${type.version}` : type.version;
-}
+export { apiVersionOf, type ResourceType, type Verb } from './resource-type.js';
 
 const READ: Verb[] = ['list', 'watch', 'get'];
 const CRUD: Verb[] = [...READ, 'create', 'update', 'patch', 'delete'];
 
 function core(plural: string, kind: string, extra: Partial<ResourceType> = {}): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    plural,
-    singular: kind.toLowerCase(),
-    kind,
-    namespaced: true,
-    storeKey: plural,
-    verbs: CRUD,
-    ...extra,
-  };
+  return { ...namespacedResource('', 'v1', plural, kind), verbs: CRUD, ...extra };
 }
 
 /** Every served resource; the PodBounceDirective type is built from the loaded CRD. */
@@ -95,13 +54,8 @@ export function resourceTypes(crd: CrdDefinition): ResourceType[] {
 
 function directiveType(crd: CrdDefinition): ResourceType {
   return {
-    group: crd.group,
-    version: crd.version,
-    plural: crd.plural,
+    ...namespacedResource(crd.group, crd.version, crd.plural, crd.kind),
     singular: crd.singular,
-    kind: crd.kind,
-    namespaced: true,
-    storeKey: crd.plural,
     verbs: CRUD,
     shortNames: crd.shortNames,
     statusSubresource: crd.statusSubresource,
@@ -121,6 +75,11 @@ export class ResourceRegistry {
     return this.types.find(
       (t) => t.group === group && t.version === version && t.plural === plural,
     );
+  }
+
+  /** The types served under one group version (none: the simulator does not serve it). */
+  inGroupVersion(group: string, version: string): ResourceType[] {
+    return this.types.filter((t) => t.group === group && t.version === version);
   }
 
   byStoreKey(storeKey: string): ResourceType {
