@@ -75,22 +75,20 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
 ) => {
   const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
   const pauseSchema = { params: DirectiveParams, response: { 200: PausedBody, ...errors } };
-  app.post(
-    '/v1/directives/:namespace/:name/pause',
-    { schema: { summary: 'Pause: no further pod is bounced', ...pauseSchema }, ...guard(auth) },
-    async (request) => {
-      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
-      return pauseDirective(deps, request.params, true);
-    },
-  );
-  app.post(
-    '/v1/directives/:namespace/:name/resume',
-    { schema: { summary: 'Resume a paused directive', ...pauseSchema }, ...guard(auth) },
-    async (request) => {
-      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
-      return pauseDirective(deps, request.params, false);
-    },
-  );
+  const pauses = [
+    ['pause', 'Pause: no further pod is bounced', true],
+    ['resume', 'Resume a paused directive', false],
+  ] as const;
+  for (const [verb, summary, paused] of pauses) {
+    app.post(
+      `/v1/directives/:namespace/:name/${verb}`,
+      { schema: { summary, ...pauseSchema }, ...guard(auth) },
+      async (request) => {
+        assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
+        return pauseDirective(deps, request.params, paused);
+      },
+    );
+  }
   const abortSchema = {
     summary: 'Abort the latest run: no further pod is bounced, it ends FAILED',
     params: DirectiveParams,
