@@ -68,11 +68,17 @@ export interface ClientIo {
   setExitCode(code: number): void;
 }
 
-async function send(
-  io: ClientIo,
-  ref: DirectiveRef,
-  options: { issuedAt?: string; dryRun?: boolean },
-): Promise<void> {
+interface SendOptions {
+  issuedAt?: string;
+  dryRun?: boolean;
+}
+
+interface StatusOptions {
+  watch?: boolean;
+  all?: boolean;
+}
+
+async function send(io: ClientIo, ref: DirectiveRef, options: SendOptions): Promise<void> {
   const api = clientFrom(io.env, 'send');
   const body = { directive: ref, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) };
   const answer = await api.ok(api.post(`/v1/events${options.dryRun ? '?dryRun=true' : ''}`, body));
@@ -94,11 +100,7 @@ function fitted(line: string, columns: number | undefined): string {
   return `${characters.slice(0, Math.max(1, columns - 2)).join('')}…`;
 }
 
-async function status(
-  io: ClientIo,
-  ref: DirectiveRef,
-  options: { watch?: boolean; all?: boolean },
-): Promise<void> {
+async function status(io: ClientIo, ref: DirectiveRef, options: StatusOptions): Promise<void> {
   const api = clientFrom(io.env, 'status');
   const tty = io.out.isTTY === true;
   let view = await readView(api, ref);
@@ -155,9 +157,7 @@ export function registerClientCommands(program: Command, io: ClientIo): void {
     .option('--issued-at <time>', 'when the certificate was issued (RFC 3339)', parseInstant)
     .option('--dry-run', 'print the plan instead of starting a run')
     .addHelpText('after', envHelp(CLIENT_ENV))
-    .action((ref: DirectiveRef, options: { issuedAt?: string; dryRun?: boolean }) =>
-      send(io, ref, options),
-    );
+    .action((ref: DirectiveRef, options: SendOptions) => send(io, ref, options));
   program
     .command('status')
     .description('show the latest run: one line per selector')
@@ -165,9 +165,7 @@ export function registerClientCommands(program: Command, io: ClientIo): void {
     .option('-w, --watch', 'redraw until FINISHED (exit 0) or FAILED (exit 1)')
     .option('--all', `one line per selector even above ${SUMMARY_ABOVE} selectors (else a summary)`)
     .addHelpText('after', help)
-    .action((ref: DirectiveRef, options: { watch?: boolean; all?: boolean }) =>
-      status(io, ref, options),
-    );
+    .action((ref: DirectiveRef, options: StatusOptions) => status(io, ref, options));
   for (const [name, description] of VERBS) {
     program
       .command(name)
