@@ -1,4 +1,5 @@
 import { checkGates, normalizeGates } from '../gates/validate.js';
+import type { Problem } from '../problem.js';
 import { isRecord } from '../records.js';
 import { MAX_SELECTORS_CEILING } from './bounds.js';
 import { parseMaxUnavailable } from './max-unavailable.js';
@@ -11,11 +12,7 @@ import {
 } from './types.js';
 import { isLabelKey, isLabelValue, isNamespaceName, isObjectName } from './syntax.js';
 
-/** One thing wrong with a directive, named by its field path. */
-export interface Problem {
-  field: string;
-  message: string;
-}
+export type { Problem } from '../problem.js';
 
 const UINT32_MAX = 4_294_967_295;
 /** An answer names this many problems at most: a body of thousands of bad selectors stays short. */

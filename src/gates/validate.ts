@@ -1,18 +1,14 @@
 /** The syntax of `spec.gates`, checked at ingest (422) as the CRD schema cannot. */
 
+import type { Problem } from '../problem.js';
 import { isRecord } from '../records.js';
 import type { Gate, GateWindow } from './types.js';
 import { windowProblem } from './windows.js';
 
-export interface GateProblem {
-  field: string;
-  message: string;
-}
-
 const MAX_GATES = 20;
 const MAX_WINDOWS = 50;
 
-function checkRegex(pattern: unknown, field: string, problems: GateProblem[]): void {
+function checkRegex(pattern: unknown, field: string, problems: Problem[]): void {
   if (typeof pattern !== 'string' || pattern === '') {
     problems.push({ field, message: 'must be a non-empty regular expression' });
     return;
@@ -24,7 +20,7 @@ function checkRegex(pattern: unknown, field: string, problems: GateProblem[]): v
   }
 }
 
-function checkQuery(gate: Record<string, unknown>, field: string, problems: GateProblem[]): void {
+function checkQuery(gate: Record<string, unknown>, field: string, problems: Problem[]): void {
   if (typeof gate.query !== 'string' || gate.query.trim() === '') {
     problems.push({ field: `${field}.query`, message: 'must be a PromQL expression' });
   }
@@ -41,7 +37,7 @@ function checkQuery(gate: Record<string, unknown>, field: string, problems: Gate
   }
 }
 
-function checkWindows(windows: unknown, field: string, problems: GateProblem[]): void {
+function checkWindows(windows: unknown, field: string, problems: Problem[]): void {
   if (!Array.isArray(windows) || windows.length === 0 || windows.length > MAX_WINDOWS) {
     problems.push({ field, message: `must list 1 to ${MAX_WINDOWS} windows` });
     return;
@@ -66,7 +62,7 @@ function checkWindows(windows: unknown, field: string, problems: GateProblem[]):
 }
 
 /** Problems of `spec.gates`, each naming its field. */
-export function checkGates(value: unknown, field: string, problems: GateProblem[]): void {
+export function checkGates(value: unknown, field: string, problems: Problem[]): void {
   if (value === undefined || value === null) return;
   if (!Array.isArray(value) || value.length > MAX_GATES) {
     problems.push({ field, message: `must be a list of at most ${MAX_GATES} gates` });
