@@ -35,7 +35,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-type LevelMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVEL_METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LevelMethod = (typeof LEVEL_METHODS)[number];
 
 /**
  * A request's logger, made on its first line: a request that writes nothing at the configured
@@ -106,23 +107,17 @@ class LazyChild {
     Reflect.apply(real[level], real, args);
   }
 
-  fatal(...args: unknown[]): void {
-    this.write('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.write('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.write('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.write('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.write('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.write('trace', args);
+  /** One method per level on the prototype, each a `write` of its level: what pino's are. */
+  static {
+    for (const level of LEVEL_METHODS) {
+      Object.defineProperty(LazyChild.prototype, level, {
+        value(this: LazyChild, ...args: unknown[]): void {
+          this.write(level, args);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
   }
 }
 
