@@ -24,19 +24,19 @@ export class TransientError extends BouncerError {
   }
 }
 
-/** The object asked for does not exist. */
-export class NotFoundError extends BouncerError {
+/** An error that trying again cannot mend: the job (or the request) fails at once. */
+abstract class FinalError extends BouncerError {
   readonly retryable = false;
 }
+
+/** The object asked for does not exist. */
+export class NotFoundError extends FinalError {}
 
 /** A write lost a race (resourceVersion or uid precondition). */
-export class ConflictError extends BouncerError {
-  readonly retryable = false;
-}
+export class ConflictError extends FinalError {}
 
 /** The API refused: forbidden, invalid, or otherwise not worth repeating. */
-export class PermanentError extends BouncerError {
-  readonly retryable = false;
+export class PermanentError extends FinalError {
   constructor(
     message: string,
     readonly httpStatus?: number,
@@ -47,13 +47,10 @@ export class PermanentError extends BouncerError {
 }
 
 /** A wait ran past its configured limit. */
-export class WaitTimeoutError extends BouncerError {
-  readonly retryable = false;
-}
+export class WaitTimeoutError extends FinalError {}
 
 /** An operator aborted the run: the job fails terminally with the cause `aborted`. */
-export class AbortedError extends BouncerError {
-  readonly retryable = false;
+export class AbortedError extends FinalError {
   constructor() {
     super('aborted');
   }
