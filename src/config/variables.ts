@@ -2,7 +2,8 @@
  * Every environment variable pod-bouncer reads, declared once: its type and bounds (a TypeBox
  * schema of the value), its default, the roles that read it, what it means, and how the Helm chart
  * sets it. `loadConfig` parses the environment from this table; `--help`, docs/configuration.md and
- * the chart's `config` values (and their part of values.schema.json) follow from it.
+ * the chart's `config` values (and their part of values.schema.json) follow from it. The
+ * declarations are kept by concern in variables/*.ts; this module puts them in one list.
  */
 
 import { ACCESS } from './variables/access.js';
