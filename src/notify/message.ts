@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CloudEvent, HTTP } from 'cloudevents';
 import type { DirectiveStatus } from '../directive/types.js';
+import { tellSameRun } from '../queue/run-identity.js';
 import type { TransitionWritten } from '../status/writer.js';
 
 export type NotifyFormat = 'cloudevents' | 'slack';
@@ -59,11 +60,8 @@ const KIND_OF_READY_REASON: Record<string, NotifiedKind> = {
 function kindOf(written: TransitionWritten): NotifiedKind | undefined {
   const after = readyOf(written.directive.status)?.reason;
   if (after === undefined) return undefined;
-  const before = written.before;
-  const sameRun =
-    before.observedGeneration === written.directive.status?.observedGeneration &&
-    (before.issuedAt ?? undefined) === (written.directive.status?.issuedAt ?? undefined);
-  if (sameRun && readyOf(before)?.reason === after) return undefined;
+  const sameRun = tellSameRun(written.before, written.directive.status ?? {});
+  if (sameRun && readyOf(written.before)?.reason === after) return undefined;
   return KIND_OF_READY_REASON[after];
 }
 

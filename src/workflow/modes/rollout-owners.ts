@@ -1,6 +1,7 @@
 import { AbortedError, PermanentError } from '../../errors.js';
 import type { OwnerGateway, RolloutOwner } from '../../kube/owners.js';
 import type { RolloutState } from '../../kube/rollout-status.js';
+import { runMoment } from '../../queue/run-identity.js';
 import type { StepContext } from '../context.js';
 import type { BouncePlan } from '../plan.js';
 import { pausedNow } from '../run-control.js';
@@ -17,9 +18,9 @@ function parseKey(key: string): RolloutOwner {
   return { kind, name };
 }
 
-/** The run's restartedAt: its issuedAt, or when it was accepted. The same value on every re-run. */
+/** The run's restartedAt: the moment it stands for (`runMoment`), the same on every re-run. */
 function restartedAt(context: StepContext): string {
-  return context.data.issuedAt ?? context.acceptedAt;
+  return runMoment(context.data);
 }
 
 /**
