@@ -81,6 +81,21 @@ describe('bounce modes', () => {
     }
   });
 
+  it('the CRD and the chart values offer exactly the modes there are', () => {
+    const crd = readFileSync(`${root}/charts/pod-bouncer/crds/podbouncedirectives.yaml`, 'utf8');
+    const enums = [...crd.matchAll(/bounceMode:\n(?:\s+\w+: .*\n)*?\s+enum: \[(.*)\]/g)];
+    expect(enums.length).toBeGreaterThan(0);
+    for (const [, list] of enums)
+      expect(list!.split(', ').sort()).toEqual([...BOUNCE_MODES].sort());
+    const schema = readFileSync(`${root}/charts/pod-bouncer/values.schema.json`, 'utf8');
+    const values = JSON.parse(schema) as {
+      properties: { config: { properties: { bounceMode: { enum: string[] } } } };
+    };
+    expect(values.properties.config.properties.bounceMode.enum.sort()).toEqual(
+      [...BOUNCE_MODES].sort(),
+    );
+  });
+
   it('the docs name what rollout needs of the worker and of the api', () => {
     const concepts = readFileSync(`${root}/docs/concepts.md`, 'utf8').replace(/\s+/g, ' ');
     const { rbac } = STRATEGIES.rollout;
