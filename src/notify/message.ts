@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CloudEvent, HTTP } from 'cloudevents';
 import type { DirectiveStatus } from '../directive/types.js';
-import { tellSameRun } from '../queue/run-identity.js';
+import { tellSameRun, type RunId } from '../queue/run-identity.js';
 import type { TransitionWritten } from '../status/writer.js';
 
 export type NotifyFormat = 'cloudevents' | 'slack';
@@ -27,7 +27,7 @@ export interface Notification {
   time: string;
   data: {
     directive: { namespace: string; name: string; uid: string; generation: number };
-    run: { uid: string; generation: number; runKey: string; selector?: number };
+    run: RunId & { selector?: number };
     state: string | undefined;
     message: string;
     status: DirectiveStatus;
