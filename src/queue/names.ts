@@ -1,5 +1,5 @@
 import type { PodSelector } from '../directive/types.js';
-import { runName, type RunId } from './run-identity.js';
+import { runTag, type RunId } from './run-identity.js';
 import type { SelectorJobData } from './selector-job.js';
 
 export { runKeyOf } from './run-identity.js';
@@ -17,7 +17,7 @@ export function selectorJobId(
   runKey: string,
   selectorIndex: number,
 ): string {
-  return `${runName({ uid, generation, runKey })}.s${selectorIndex}`;
+  return `${runTag({ uid, generation, runKey })}.s${selectorIndex}`;
 }
 
 /** Job name: which directive, which of its selectors, and the pods it selects. */
@@ -117,7 +117,7 @@ export function runBudgetKey(prefix: string, uid: string): string {
  * deleted by the retry route before it retries the failed job.
  */
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
-  return `${prefix}:${QUEUE_NAME}:abort:${runName({ uid, generation, runKey })}`;
+  return `${prefix}:${QUEUE_NAME}:abort:${runTag({ uid, generation, runKey })}`;
 }
 
 /**
@@ -129,5 +129,5 @@ export function runSlotsKey(
   run: RunId,
   part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
 ): string {
-  return `${prefix}:${QUEUE_NAME}:slots:${runName(run)}:${part}`;
+  return `${prefix}:${QUEUE_NAME}:slots:${runTag(run)}:${part}`;
 }

@@ -26,10 +26,10 @@ export function runKeyOf(issuedAt: Date | string | undefined): string {
 }
 
 /**
- * The run as job ids, abort keys and slot keys name it: `<uid>.g<generation>.r<runKey>`. Colon
+ * The run as job ids, abort keys and slot keys tag it: `<uid>.g<generation>.r<runKey>`. Colon
  * free, so that it fits a BullMQ job id.
  */
-export function runName(run: RunId): string {
+export function runTag(run: RunId): string {
   return `${run.uid}.g${run.generation}.r${run.runKey}`;
 }
 
