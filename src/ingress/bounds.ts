@@ -4,6 +4,7 @@ import type { DirectiveSpec } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { InvalidDirectiveError } from '../events/errors.js';
 import { needsPrometheus } from '../gates/types.js';
+import type { PlanBounds } from '../planning/dry-run.js';
 import { HttpProblem } from './http-errors.js';
 
 type Bounds = Pick<
@@ -128,4 +129,14 @@ export function assertSpecAllowed(
   assertSelectorCount(config, spec);
   assertGatesUsable(config, spec);
   assertNamespacesAllowed(scope, spec, directiveNamespace);
+}
+
+/** A sender's bounds as a dry run applies them: the same checks as ingest's, in the same order. */
+export function planBounds(config: Bounds, sender: string): PlanBounds {
+  const scope = scopeOf(config, sender);
+  return {
+    checkEvent: (event) => assertEventAllowed(config, event, scope),
+    checkSpec: (spec, directiveNamespace) =>
+      assertSpecAllowed(config, spec, directiveNamespace, scope),
+  };
 }

@@ -1,12 +1,5 @@
-import type {
-  Directive,
-  DirectiveManifest,
-  DirectiveStatus,
-  ObjectRef,
-} from '../directive/types.js';
-import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
-import type { RolloutOwner } from '../kube/owners.js';
-import type { PodInfo } from '../kube/pods.js';
+import type { Directive, ObjectRef } from '../directive/types.js';
+import type { KubeGateway } from '../kube/gateway.js';
 import type { ReviewLane, TokenReviewAnswer, TokenReviewer } from '../kube/token-review.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
 import type { StatusCalls } from '../status/writer.js';
@@ -19,6 +12,9 @@ export interface LoadedKube {
   /** Present with WEBHOOK_TOKENREVIEW_AUDIENCE. */
   tokenReviewer: TokenReviewer | undefined;
 }
+
+/** The gateway's calls the api makes, every one of them waiting for the load but `ping`. */
+type DeferredCall = Exclude<keyof ApiKube | keyof StatusCalls, 'ping'>;
 
 /** A probe that came before the Kubernetes client was loaded. */
 export class KubeLoading extends Error {
@@ -38,10 +34,30 @@ export class DeferredKube implements ApiKube, StatusCalls {
   private loading: Promise<LoadedKube> | undefined;
   private ready: Promise<LoadedKube> | undefined;
 
+  // The gateway's calls, each waiting for the load (never a probe's: `ping` is apart).
+  readonly getDirective = this.deferred('getDirective');
+  readonly applyDirective = this.deferred('applyDirective');
+  readonly patchDirectiveStatus = this.deferred('patchDirectiveStatus');
+  readonly recordEvent = this.deferred('recordEvent');
+  readonly setPaused = this.deferred('setPaused');
+  readonly listPods = this.deferred('listPods');
+  readonly rolloutOwnerOf = this.deferred('rolloutOwnerOf');
+  readonly readSecretKey = this.deferred('readSecretKey');
+  readonly readConfigMapKey = this.deferred('readConfigMapKey');
+
   constructor(
     private readonly load: () => Promise<LoadedKube>,
     private readonly onFailure: (error: unknown) => void,
   ) {}
+
+  /** The gateway's own method `name`, called once the gateway is loaded. */
+  private deferred<K extends DeferredCall>(name: K): KubeGateway[K] {
+    const call = async (...args: unknown[]): Promise<unknown> => {
+      const gateway = await this.gateway();
+      return (gateway[name] as (...a: unknown[]) => Promise<unknown>).apply(gateway, args);
+    };
+    return call as KubeGateway[K];
+  }
 
   /** Starts the load (once); resolves when loaded, never when the load failed. */
   side(): Promise<LoadedKube> {
@@ -93,44 +109,5 @@ export class DeferredKube implements ApiKube, StatusCalls {
   ping(): Promise<void> {
     if (this.loaded !== undefined) return this.loaded.gateway.ping();
     return Promise.reject(new KubeLoading('the Kubernetes client is not loaded yet'));
-  }
-
-  async getDirective(ref: ObjectRef): Promise<Directive> {
-    return (await this.gateway()).getDirective(ref);
-  }
-
-  async applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
-    return (await this.gateway()).applyDirective(manifest, fieldManager);
-  }
-
-  async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {
-    return (await this.gateway()).patchDirectiveStatus(directive, status);
-  }
-
-  async recordEvent(directive: Directive, event: DirectiveEvent): Promise<void> {
-    return (await this.gateway()).recordEvent(directive, event);
-  }
-
-  async setPaused(ref: ObjectRef, paused: boolean): Promise<Directive> {
-    return (await this.gateway()).setPaused(ref, paused);
-  }
-
-  async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
-    return (await this.gateway()).listPods(namespace, labels);
-  }
-
-  async rolloutOwnerOf(
-    namespace: string,
-    controller: { kind: string; name: string },
-  ): Promise<RolloutOwner | undefined> {
-    return (await this.gateway()).rolloutOwnerOf(namespace, controller);
-  }
-
-  async readSecretKey(ref: ObjectRef, key: string): Promise<Buffer | undefined> {
-    return (await this.gateway()).readSecretKey(ref, key);
-  }
-
-  async readConfigMapKey(ref: ObjectRef, key: string): Promise<string | undefined> {
-    return (await this.gateway()).readConfigMapKey(ref, key);
   }
 }

@@ -50,7 +50,7 @@ export function observeWaitTimedOut(progress: SelectorProgress, now = Date.now()
 async function runnableSince(queue: MinimalQueue, job: Job<SelectorJobData>): Promise<number> {
   const { directive, generation, runKey, selectorIndex } = job.data;
   if (selectorIndex === 0) return job.timestamp;
-  const previousId = selectorJobId(directive.uid, generation, runKey ?? '0', selectorIndex - 1);
+  const previousId = selectorJobId(directive.uid, generation, runKey, selectorIndex - 1);
   const previous = await Job.fromId(queue, previousId).catch(() => undefined);
   return previous?.finishedOn ?? job.timestamp;
 }

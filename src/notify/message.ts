@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CloudEvent, HTTP } from 'cloudevents';
 import type { DirectiveStatus } from '../directive/types.js';
+import { tellSameRun, type RunId } from '../queue/run-identity.js';
 import type { TransitionWritten } from '../status/writer.js';
 
 export type NotifyFormat = 'cloudevents' | 'slack';
@@ -26,7 +27,7 @@ export interface Notification {
   time: string;
   data: {
     directive: { namespace: string; name: string; uid: string; generation: number };
-    run: { uid: string; generation: number; runKey: string; selector?: number };
+    run: RunId & { selector?: number };
     state: string | undefined;
     message: string;
     status: DirectiveStatus;
@@ -59,11 +60,8 @@ const KIND_OF_READY_REASON: Record<string, NotifiedKind> = {
 function kindOf(written: TransitionWritten): NotifiedKind | undefined {
   const after = readyOf(written.directive.status)?.reason;
   if (after === undefined) return undefined;
-  const before = written.before;
-  const sameRun =
-    before.observedGeneration === written.directive.status?.observedGeneration &&
-    (before.issuedAt ?? undefined) === (written.directive.status?.issuedAt ?? undefined);
-  if (sameRun && readyOf(before)?.reason === after) return undefined;
+  const sameRun = tellSameRun(written.before, written.directive.status ?? {});
+  if (sameRun && readyOf(written.before)?.reason === after) return undefined;
   return KIND_OF_READY_REASON[after];
 }
 

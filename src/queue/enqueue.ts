@@ -53,6 +53,7 @@ function selectorJobs(
       directive: { namespace, name, uid },
       generation,
       runKey: run.runKey,
+      acceptedAt: run.acceptedAt,
       selectorIndex,
       selectorCount: selectors.length,
       selector,

@@ -1,5 +1,8 @@
 import type { PodSelector } from '../directive/types.js';
+import { runTag, type RunId } from './run-identity.js';
 import type { SelectorJobData } from './selector-job.js';
+
+export { runKeyOf } from './run-identity.js';
 
 /** The one queue every selector job goes through; keys live under QUEUE_PREFIX. */
 export const QUEUE_NAME = 'bounce';
@@ -14,13 +17,7 @@ export function selectorJobId(
   runKey: string,
   selectorIndex: number,
 ): string {
-  return `${uid}.g${generation}.r${runKey}.s${selectorIndex}`;
-}
-
-/** A run's key: its `issuedAt` as epoch milliseconds in decimal, or "0" when it has none. */
-export function runKeyOf(issuedAt: Date | string | undefined): string {
-  if (issuedAt === undefined) return '0';
-  return String(new Date(issuedAt).getTime());
+  return `${runTag({ uid, generation, runKey })}.s${selectorIndex}`;
 }
 
 /** Job name: which directive, which of its selectors, and the pods it selects. */
@@ -110,7 +107,7 @@ export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;
 }
 
-/** The runs a directive started in the past hour: a sorted set of `generation:runKey` by time. */
+/** The runs a directive started in the past hour: a sorted set of `runBudgetMember`s by time. */
 export function runBudgetKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:runs-hour:${uid}`;
 }
@@ -120,7 +117,7 @@ export function runBudgetKey(prefix: string, uid: string): string {
  * deleted by the retry route before it retries the failed job.
  */
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
-  return `${prefix}:${QUEUE_NAME}:abort:${uid}.g${generation}.r${runKey}`;
+  return `${prefix}:${QUEUE_NAME}:abort:${runTag({ uid, generation, runKey })}`;
 }
 
 /**
@@ -129,8 +126,8 @@ export function abortKey(prefix: string, uid: string, generation: number, runKey
  */
 export function runSlotsKey(
   prefix: string,
-  run: { uid: string; generation: number; runKey: string },
+  run: RunId,
   part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
 ): string {
-  return `${prefix}:${QUEUE_NAME}:slots:${run.uid}.g${run.generation}.r${run.runKey}:${part}`;
+  return `${prefix}:${QUEUE_NAME}:slots:${runTag(run)}:${part}`;
 }

@@ -1,12 +1,5 @@
+import { isLaterRun, type RunId } from './run-identity.js';
 import type { Run } from './runs.js';
-
-/** What decides a duplicate: the run an event asks for. */
-export type RunRef = Pick<Run, 'uid' | 'generation' | 'runKey'>;
-
-/** Whether `a` is a later run than `b` (DESIGN §2 *Runs*: generation, then issuance). */
-function later(a: RunRef, b: RunRef): boolean {
-  return a.generation > b.generation || (a.generation === b.generation && +a.runKey > +b.runKey);
-}
 
 /** A Map kept in use order, least recently used first, of at most `capacity` entries. */
 class Lru<V> {
@@ -68,27 +61,27 @@ export class RecentRuns {
   }
 
   /** The answer to an event for `ref` when that run is known accepted, else undefined. */
-  recall(prefix: string, ref: RunRef): Run | undefined {
-    const key = runKey(prefix, ref);
+  recall(prefix: string, ref: RunId): Run | undefined {
+    const key = runEntry(prefix, ref);
     const expiresAt = this.accepted.get(key);
     if (expiresAt === undefined) return undefined;
     if (expiresAt <= this.now()) {
       this.accepted.delete(key);
       return undefined;
     }
-    return this.latest.get(directiveKey(prefix, ref.uid));
+    return this.latest.get(directiveEntry(prefix, ref.uid));
   }
 
   /**
    * Notes that the run `ref` is accepted until `expiresAt`, and that `answer` (that run, or a
    * later one Redis named) is a run of the directive.
    */
-  remember(prefix: string, ref: RunRef, answer: Run, expiresAt: number): void {
+  remember(prefix: string, ref: RunId, answer: Run, expiresAt: number): void {
     if (expiresAt <= this.now()) return;
-    this.accepted.set(runKey(prefix, ref), expiresAt);
-    const key = directiveKey(prefix, ref.uid);
+    this.accepted.set(runEntry(prefix, ref), expiresAt);
+    const key = directiveEntry(prefix, ref.uid);
     const known = this.latest.get(key);
-    if (known === undefined || !later(known, answer)) this.latest.set(key, answer);
+    if (known === undefined || !isLaterRun(known, answer)) this.latest.set(key, answer);
   }
 
   get size(): number {
@@ -96,10 +89,12 @@ export class RecentRuns {
   }
 }
 
-function runKey(prefix: string, ref: RunRef): string {
+/** A run's entry in the caches (per queue prefix: tests share a process). */
+function runEntry(prefix: string, ref: RunId): string {
   return `${prefix}\u0000${ref.uid}\u0000${ref.generation}\u0000${ref.runKey}`;
 }
 
-function directiveKey(prefix: string, uid: string): string {
+/** A directive's entry in the latest-run cache. */
+function directiveEntry(prefix: string, uid: string): string {
   return `${prefix}\u0000${uid}`;
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { withLuaCommands } from './lua-commands.js';
+import { LUA_LATER } from './run-identity.js';
 
 /*
  * The run scripts work on a whole batch of runs in one call: a call per run costs Redis a script
@@ -12,7 +13,8 @@ import { withLuaCommands } from './lua-commands.js';
  * KEYS: per run, its latest-run record, its accepted marker, its sent key (`names.ts`: of its
  * issuedAt as sent, written only when that differs from the runKey) and its directive's run
  * budget. ARGV: claim TTL, retention TTL, now (ms), MAX_RUNS_PER_HOUR, then per run: generation,
- * runKey, issuance (1|0), record JSON. A new run past the budget is answered `too_many` with the
+ * runKey, issuance (1|0), record JSON, its budget member (`runBudgetMember`). Runs are ordered by
+ * `LUA_LATER` (`run-identity.ts`). A new run past the budget is answered `too_many` with the
  * ms until one more is allowed, and claims nothing; duplicates never count. Decided in order: a later run
  * of the batch sees what an earlier one claimed. One script, so two api replicas given events at
  * once cannot both decide that the same issuance starts a run.
@@ -21,17 +23,17 @@ import { withLuaCommands } from './lua-commands.js';
  * as sent was ahead of the clock and started a run: that run's marker then answers (its state and
  * runKey are in the reply, for the caller to re-add that run's jobs while it is being claimed).
  */
-export const CLAIM = `
+export const CLAIM = `${LUA_LATER}
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
 local HOUR = 3600000
-local function withinBudget(key, gen, runKey)
+local function withinBudget(key, member)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - HOUR)
   if redis.call('ZCARD', key) >= budget then
     local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
     return tonumber(oldest[2]) + HOUR - now
   end
-  redis.call('ZADD', key, now, gen .. ':' .. runKey)
+  redis.call('ZADD', key, now, member)
   redis.call('PEXPIRE', key, HOUR)
   return nil
 end
@@ -45,7 +47,7 @@ local function seen(marker, sent, runKey)
   if accepted then return accepted, other, target end
   return nil
 end
-local function claim(record, marker, sent, runs, gen, runKey, issuance, json)
+local function claim(record, marker, sent, runs, gen, runKey, issuance, json, member)
   local current = redis.call('GET', record)
   local accepted, key, target = seen(marker, sent, runKey)
   if accepted then
@@ -54,14 +56,13 @@ local function claim(record, marker, sent, runs, gen, runKey, issuance, json)
   if current then
     local rec = cjson.decode(current)
     local g = tonumber(rec.generation)
-    if g > gen then return {'duplicate', current, ''} end
-    if g == gen and rec.runKey ~= runKey then
-      if issuance ~= '1' or tonumber(rec.runKey) > tonumber(runKey) then
-        return {'duplicate', current, ''}
-      end
+    if later(g, rec.runKey, gen, runKey) then return {'duplicate', current, ''} end
+    -- Object shapes name no issuance: any other run of the generation covers them.
+    if g == gen and rec.runKey ~= runKey and issuance ~= '1' then
+      return {'duplicate', current, ''}
     end
   end
-  local wait = withinBudget(runs, gen, runKey)
+  local wait = withinBudget(runs, member)
   if wait then return {'too_many', current or '', '', wait} end
   redis.call('SET', marker, 'claimed', 'EX', claimTtl)
   if string.sub(sent, -#runKey - 1) ~= ':' .. runKey then
@@ -72,8 +73,8 @@ local function claim(record, marker, sent, runs, gen, runKey, issuance, json)
 end
 local replies = {}
 for i = 1, #KEYS / 4 do
-  local a = 4 + (i - 1) * 4
-  replies[i] = claim(KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
+  local a = 4 + (i - 1) * 5
+  replies[i] = claim(KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5])
 end
 return replies
 `;
@@ -87,7 +88,7 @@ return replies
  * (still) the latest run, 0 when a newer one is. The record is read as JSON only when another run
  * replaced it since the claim.
  */
-export const CONFIRM = `
+export const CONFIRM = `${LUA_LATER}
 local retention = tonumber(ARGV[1])
 local function confirm(k, jobs, json, gen, runKey, acceptedAt)
   for i = k + 3, k + 2 + jobs do
@@ -101,8 +102,7 @@ local function confirm(k, jobs, json, gen, runKey, acceptedAt)
   if current == json then return 1 end
   if current then
     local rec = cjson.decode(current)
-    local g = tonumber(rec.generation)
-    if g > gen or (g == gen and tonumber(rec.runKey) > tonumber(runKey)) then return 0 end
+    if later(tonumber(rec.generation), rec.runKey, gen, runKey) then return 0 end
   end
   redis.call('SET', KEYS[k], json, 'EX', retention)
   return 1

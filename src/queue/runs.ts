@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME, acceptedKey, latestRunKey, runBudgetKey, sentKey } from './names.js';
+import { isSameRun, runBudgetMember, type RunId } from './run-identity.js';
 import { runCommands, type ClaimReply } from './run-scripts.js';
 
 /**
@@ -7,11 +8,7 @@ import { runCommands, type ClaimReply } from './run-scripts.js';
  * at `latestRunKey(prefix, uid)` for the directive's latest run; a job whose (generation, runKey)
  * is not that run's is superseded and bounces nothing.
  */
-export interface Run {
-  uid: string;
-  generation: number;
-  /** `issuedAt` as epoch milliseconds in decimal, or "0" when the run has none. */
-  runKey: string;
+export interface Run extends RunId {
   issuedAt?: string;
   /**
    * The runKey of `issuedAt` as the sender wrote it, when that was ahead of the clock and the
@@ -19,6 +16,7 @@ export interface Run {
    */
   sentKey?: string;
   jobIds: string[];
+  /** When the run was accepted (RFC 3339); its jobs carry it too (`runMoment`). */
   acceptedAt: string;
 }
 
@@ -33,8 +31,8 @@ export async function latestRun(
 }
 
 /** Whether a job of (generation, runKey) belongs to the latest run; no record: it does. */
-export function isLatest(run: Run | undefined, generation: number, runKey: string): boolean {
-  return run === undefined || (run.generation === generation && run.runKey === runKey);
+export function isLatest(run: Run | undefined, job: Pick<RunId, 'generation' | 'runKey'>): boolean {
+  return run === undefined || isSameRun(run, job);
 }
 
 /** A claim's answer: a new run (the caller enqueues it), or an earlier one that already covers it. */
@@ -102,7 +100,13 @@ function claimArgs(
   ];
   for (const { run, issuance } of requests) {
     keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, run.uid));
-    valueArgs.push(String(run.generation), run.runKey, issuance ? '1' : '0', JSON.stringify(run));
+    valueArgs.push(
+      String(run.generation),
+      run.runKey,
+      issuance ? '1' : '0',
+      JSON.stringify(run),
+      runBudgetMember(run),
+    );
   }
   return [String(keyArgs.length), ...keyArgs, ...valueArgs];
 }
@@ -202,7 +206,7 @@ export async function releaseRun(
 ): Promise<void> {
   const before = previous === undefined ? '' : JSON.stringify(previous);
   // Not accepted: it does not count against the directive's budget either.
-  await redis.zrem(runBudgetKey(prefix, run.uid), `${run.generation}:${run.runKey}`);
+  await redis.zrem(runBudgetKey(prefix, run.uid), runBudgetMember(run));
   await runCommands(redis).podBouncerReleaseRun(
     ...keys(prefix, run),
     JSON.stringify(run),

@@ -1,4 +1,5 @@
 import type { PodSelector } from '../directive/types.js';
+import type { RunId } from './run-identity.js';
 import type { SelectorOrder } from './selector-order.js';
 
 /**
@@ -59,8 +60,10 @@ export interface SelectorProgress {
 export interface SelectorJobData {
   directive: { namespace: string; name: string; uid: string };
   generation: number;
-  /** The run this job belongs to: `issuedAt` as epoch ms in decimal, or "0" (see queue/runs.ts); absent on jobs enqueued before runs had keys. */
-  runKey?: string;
+  /** The run this job belongs to: `issuedAt` as epoch ms in decimal, or "0" (`run-identity.ts`). */
+  runKey: string;
+  /** When the run was accepted (`Run.acceptedAt`), the same in every job of the run (RFC 3339). */
+  acceptedAt: string;
   selectorIndex: number;
   selectorCount: number;
   selector: PodSelector;
@@ -71,7 +74,9 @@ export interface SelectorJobData {
   progress: SelectorProgress;
 }
 
-/** The run identity of a job: its runKey, or "0" for jobs enqueued before runs had one. */
-export function runKeyOf(data: Pick<SelectorJobData, 'runKey'>): string {
-  return data.runKey ?? '0';
+/** The run a job belongs to. */
+export function runOfJob(
+  data: Pick<SelectorJobData, 'directive' | 'generation' | 'runKey'>,
+): RunId {
+  return { uid: data.directive.uid, generation: data.generation, runKey: data.runKey };
 }

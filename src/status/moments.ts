@@ -1,11 +1,10 @@
 import type { DirectiveStatus, PodSelector } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
+import type { StatusRun } from '../queue/run-identity.js';
 import { transition, type DesiredStatus, type Transition } from './transitions.js';
 
 /** The run a selector job belongs to, as the status describes it. */
-export interface RunRef {
-  generation: number;
-  issuedAt?: string;
+export interface RunRef extends StatusRun {
   selectorIndex: number;
   selectorCount: number;
   selector: Pick<PodSelector, 'namespace' | 'labels'>;

@@ -1,4 +1,5 @@
 import type { Directive, ObjectRef } from '../directive/types.js';
+import { describesRun } from '../queue/run-identity.js';
 import { isFinal, isProgressOnly, transitionFor, type Moment, type RunRef } from './moments.js';
 import { accepted } from './transitions.js';
 import type { StatusWriter, WriteOutcome } from './writer.js';
@@ -43,7 +44,7 @@ export class StatusReporter {
     // The api marks a run PENDING after its answer; when that write failed or has not landed yet,
     // the worker's first write marks it first, so each run has its Accepted Event and
     // notification exactly once (`accepted` writes nothing over a status that describes the run).
-    const outcome = describesRun(lastRead, run)
+    const outcome = describesRun(lastRead?.status, run)
       ? await this.writer.apply(target, transition, lastRead)
       : await this.writer.applyInOrder(
           target,
@@ -54,11 +55,4 @@ export class StatusReporter {
     else if (outcome === 'written') this.lastWrite.set(target.uid, now);
     return outcome;
   }
-}
-
-/** True when the copy's status already tells this run (its generation and issuance). */
-function describesRun(copy: Directive | undefined, run: RunRef): boolean {
-  const status = copy?.status;
-  if (status === undefined || status.observedGeneration !== run.generation) return false;
-  return run.issuedAt === undefined || status.issuedAt === run.issuedAt;
 }

@@ -5,6 +5,7 @@ import type {
   DirectiveStatus,
 } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
+import { describesRun } from '../queue/run-identity.js';
 import { removeCondition, sameConditions, setCondition } from './conditions.js';
 
 /**
@@ -70,8 +71,7 @@ export function patchFor(
 
 /** A new generation, or a later issuance of the same one (DESIGN §2 *Runs*), is a new run. */
 function isNewRun(current: DirectiveStatus, desired: DesiredStatus): boolean {
-  if (current.observedGeneration !== desired.generation) return true;
-  return desired.issuedAt !== undefined && (current.issuedAt ?? undefined) !== desired.issuedAt;
+  return !describesRun(current, desired);
 }
 
 /**

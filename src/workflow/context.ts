@@ -71,8 +71,6 @@ export interface StepContext {
   log: Logger;
   /** The directive as read when this run of the job began (from the watch cache when synced). */
   directive: Directive;
-  /** When the run was accepted (the job's creation): restartedAt of a rollout without issuedAt. */
-  acceptedAt: string;
   /** Persists a progress change in the job (with anything staged) before the caller goes on. */
   save(change: Partial<SelectorProgress>): Promise<void>;
   /**

@@ -26,9 +26,7 @@ async function readDirective(
 async function isLatestRun(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
   if (deps.latestRun === undefined) return true;
   const run = await deps.latestRun(data.directive.uid);
-  // Jobs enqueued before runs had keys carry none: only their generation can be compared.
-  if (data.runKey === undefined) return run === undefined || run.generation === data.generation;
-  return isLatest(run, data.generation, data.runKey);
+  return isLatest(run, data);
 }
 
 /** The directive as the API server has it now, never from a cache. */
@@ -87,7 +85,7 @@ export class NamespaceNotAllowedError extends PermanentError {
  * directive's status and Events are written where it lives). Ingest refused such events already;
  * this catches jobs enqueued under another setting and specs edited in the cluster.
  */
-export function assertNamespacesAllowed(
+export function assertJobNamespacesAllowed(
   deps: WorkflowDeps,
   data: SelectorJobData,
   directive: Directive,

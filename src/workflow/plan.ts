@@ -7,10 +7,11 @@ import type { BounceMode, PodSelector } from '../directive/types.js';
 import type { RolloutOwner } from '../kube/owners.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod } from '../queue/selector-job.js';
-import { bounceOrder, planBatches } from './batches.js';
+import { bounceOrder } from './batches.js';
 
-// How a selector's chosen pods will be bounced (DESIGN §4 step 3). The worker's bounce step runs
-// this plan and the dry run shows it: one function, so that the two cannot drift apart.
+// The parts of a selector's bounce plan (DESIGN §4 step 3) that every mode shares. Each mode
+// makes its plan from them (`modes/`); the worker's bounce step runs that plan and the dry run
+// shows it, through one function (`planSelectorBounce`), so that the two cannot drift apart.
 
 /** The installation's defaults for a selector that sets neither field (Config, WorkflowSettings). */
 export interface PlanDefaults {
@@ -90,46 +91,17 @@ export async function resolvePodOwners(
   return owners;
 }
 
-function ownerRestarts(chosen: readonly ChosenPod[], owners: PodOwners): OwnerRestart[] {
-  const byKey = new Map<string, ChosenPod[]>();
-  for (const pod of chosen) {
-    const key = owners[pod.uid];
-    if (key === null || key === undefined) continue;
-    byKey.set(key, [...(byKey.get(key) ?? []), pod]);
-  }
-  // Sorted, so that a re-run of the job resumes the same order whatever the order of its record.
-  return [...byKey.keys()].sort().map((key) => ({ key, pods: byKey.get(key) ?? [] }));
-}
-
 /**
- * The plan of a selector's bounce: pure and deterministic, so that a re-run after a crash, the
- * worker and the dry run all see the same one. `owners` is required in rollout mode (from
- * `resolvePodOwners`) and ignored in the others; a chosen pod it does not name has no owner.
+ * `maxUnavailable` of a selector resolved against its chosen pods (at least 1): its own, or the
+ * installation's default.
  */
-export function planBounce(
+export function maxUnavailableOf(
   defaults: PlanDefaults,
   selector: PodSelector,
-  chosen: readonly ChosenPod[],
-  owners?: PodOwners,
-): BouncePlan {
-  const bounceMode = bounceModeOf(defaults, selector);
+  chosen: number,
+): number {
   const own = parseMaxUnavailable(selector.maxUnavailable);
-  const maxUnavailable = resolveMaxUnavailable(
-    own ?? defaults.defaultMaxUnavailable,
-    chosen.length,
-  );
-  if (bounceMode !== 'rollout') {
-    return { bounceMode, maxUnavailable, owners: [], batches: planBatches(chosen, maxUnavailable) };
-  }
-  if (owners === undefined) throw new Error('a rollout plan needs the chosen pods’ owners');
-  const restarts = ownerRestarts(chosen, owners);
-  const ownerless = chosen.filter((pod) => (owners[pod.uid] ?? null) === null);
-  return {
-    bounceMode,
-    maxUnavailable,
-    owners: restarts,
-    batches: planBatches(ownerless, maxUnavailable),
-  };
+  return resolveMaxUnavailable(own ?? defaults.defaultMaxUnavailable, chosen);
 }
 
 /**

@@ -3,11 +3,11 @@ import { AbortedError } from '../errors.js';
 import { isPaused } from '../directive/paused.js';
 import type { Directive } from '../directive/types.js';
 import { selectorJobId } from '../queue/names.js';
-import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
 import type { RunRef } from '../status/moments.js';
 import { jobLease } from './bounce-lease.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
-import { assertNamespacesAllowed, currentDirective } from './directive-check.js';
+import { assertJobNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { runSteps } from './runner.js';
 import { runSummary } from './run-summary.js';
@@ -40,7 +40,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     const log = deps.log.child({
       jobId: job.id,
       directive: `${data.directive.namespace}/${data.directive.name}`,
-      run: runKeyOf(data),
+      run: data.runKey,
       selector: data.selectorIndex,
     });
     deps.wakeups?.forget(job.id);
@@ -55,7 +55,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     }
     const context = makeContext(job, deps, log, { directive, aborted, token });
     try {
-      assertNamespacesAllowed(deps, data, directive);
+      assertJobNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
       if (isPastSelect(context.progress.step)) await context.report({ kind: 'started' });
       if (await context.isAborted()) throw new AbortedError();
@@ -85,7 +85,7 @@ async function isLastDone(context: StepContext, job: Job<SelectorJobData>): Prom
   }
   const finished = await deps.slots.finish(data);
   const ids = finished.wake.map((index) =>
-    selectorJobId(data.directive.uid, data.generation, runKeyOf(data), index),
+    selectorJobId(data.directive.uid, data.generation, data.runKey, index),
   );
   if (ids.length > 0 && job.id !== undefined) await deps.promote?.(ids);
   return finished.done >= data.selectorCount;
@@ -157,7 +157,6 @@ function makeContext(
     deps,
     log,
     directive,
-    acceptedAt: new Date(job.timestamp).toISOString(),
     save: (change) => progress.save(change),
     stage: (change) => progress.stage(change),
     flush: () => progress.flush(),

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { isPaused } from '../directive/paused.js';
 import { abortKey } from '../queue/names.js';
-import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
+import type { SelectorJobData } from '../queue/selector-job.js';
 import type { StepContext } from './context.js';
 
 /** The abort route's marks in Redis: one key per run (uid, generation, runKey). */
@@ -12,7 +12,7 @@ export class AbortFlags {
   ) {}
 
   async isAborted(data: SelectorJobData): Promise<boolean> {
-    const key = abortKey(this.prefix, data.directive.uid, data.generation, runKeyOf(data));
+    const key = abortKey(this.prefix, data.directive.uid, data.generation, data.runKey);
     return (await this.redis.exists(key)) === 1;
   }
 }

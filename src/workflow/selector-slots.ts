@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { runSlotsKey } from '../queue/names.js';
-import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
+import { runOfJob, type SelectorJobData } from '../queue/selector-job.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
 
 /**
@@ -109,7 +109,7 @@ export class SelectorSlots {
   }
 
   private key(data: SelectorJobData, part: Parameters<typeof runSlotsKey>[2]): string {
-    const run = { uid: data.directive.uid, generation: data.generation, runKey: runKeyOf(data) };
+    const run = runOfJob(data);
     return runSlotsKey(this.prefix, run, part);
   }
 

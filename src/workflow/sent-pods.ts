@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { sentPodsKey } from '../queue/names.js';
-import { runKeyOf, type ChosenPod, type SelectorJobData } from '../queue/selector-job.js';
+import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
 
@@ -50,7 +50,7 @@ function fieldOf(data: SelectorJobData): string {
 
 /** The field of one job (its run and selector index) beside its selector's entries. */
 function jobField(data: SelectorJobData): string {
-  return `${fieldOf(data)}#${data.generation}.${runKeyOf(data)}.${data.selectorIndex}`;
+  return `${fieldOf(data)}#${data.generation}.${data.runKey}.${data.selectorIndex}`;
 }
 
 /**

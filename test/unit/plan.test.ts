@@ -1,15 +1,11 @@
-// The one plan of a selector's bounce (src/workflow/plan.ts), run by the worker and shown by the
+// The one plan of a selector's bounce (src/workflow/modes/index.ts), run by the worker and shown by the
 // dry run: rollout owners resolved once per controller, grouped by owner, the rest evicted.
 import { describe, expect, it } from 'vitest';
 import type { PodSelector } from '../../src/directive/types.js';
 import type { RolloutOwner } from '../../src/kube/owners.js';
 import type { ChosenPod } from '../../src/queue/selector-job.js';
-import {
-  batchNames,
-  planBounce,
-  resolvePodOwners,
-  type OwnerLookup,
-} from '../../src/workflow/plan.js';
+import { planBounce } from '../../src/workflow/modes/index.js';
+import { batchNames, resolvePodOwners, type OwnerLookup } from '../../src/workflow/plan.js';
 
 const DEFAULTS = { bounceMode: 'evict', defaultMaxUnavailable: { percent: 25 } } as const;
 

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
+import { runTag } from '../../queue/run-identity.js';
 import { guard, senderOf } from '../auth.js';
 import { assertNamespaceAllowed, scopeOf } from '../bounds.js';
 import type { AppDeps } from '../deps.js';
@@ -53,7 +54,7 @@ async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof Ab
   return {
     directive: directiveKey(directive.metadata),
     generation: run.generation,
-    aborted: `${run.uid}.g${run.generation}.r${run.runKey}`,
+    aborted: runTag(run),
   };
 }
 

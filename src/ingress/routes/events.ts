@@ -4,13 +4,14 @@ import type {
 } from '@fastify/type-provider-typebox';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
+import { planEvent } from '../../planning/dry-run.js';
 import { senderOf, signedGuard, type Authenticator } from '../auth.js';
+import { planBounds } from '../bounds.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
 import { registerJsonParsers } from '../json-body.js';
-import { planEvent } from '../plan.js';
 import {
   AcceptedBody,
   DuplicateBody,
@@ -64,7 +65,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       noteEvent(request, { shape: event.shape });
       if (request.query.dryRun === true) {
         noteEvent(request, { outcome: 'dry_run' });
-        return reply.code(200).send(await planEvent(deps, event, senderOf(request)));
+        const bounds = planBounds(deps.config, senderOf(request));
+        return reply.code(200).send(await planEvent(deps, event, bounds));
       }
       // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
       // plain ignored event is answered without touching deps.

@@ -1,10 +1,17 @@
+import { planBatches } from '../batches.js';
 import type { BounceStrategy } from './mode.js';
 
 /** `delete`: DELETE with a uid precondition; 404 and a uid conflict both mean "already gone". */
 export const deleteMode: BounceStrategy = {
   mode: 'delete',
+  needsOwners: false,
+  plan: ({ chosen, maxUnavailable }) => ({
+    owners: [],
+    batches: planBatches(chosen, maxUnavailable),
+  }),
   async bouncePod(context, pod) {
     await context.deps.kube.deletePod(context.data.selector.namespace, pod.name, pod.uid);
     return 'done';
   },
+  rbac: { worker: [{ apiGroup: '', resources: ['pods'], verbs: ['delete'] }], api: [] },
 };

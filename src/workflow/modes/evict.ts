@@ -1,3 +1,4 @@
+import { planBatches } from '../batches.js';
 import type { BounceStrategy } from './mode.js';
 
 /**
@@ -6,6 +7,11 @@ import type { BounceStrategy } from './mode.js';
  */
 export const evictMode: BounceStrategy = {
   mode: 'evict',
+  needsOwners: false,
+  plan: ({ chosen, maxUnavailable }) => ({
+    owners: [],
+    batches: planBatches(chosen, maxUnavailable),
+  }),
   async bouncePod(context, pod) {
     const outcome = await context.deps.kube.evictPod(
       context.data.selector.namespace,
@@ -14,4 +20,5 @@ export const evictMode: BounceStrategy = {
     );
     return outcome === 'blocked' ? 'blocked' : 'done';
   },
+  rbac: { worker: [{ apiGroup: '', resources: ['pods/eviction'], verbs: ['create'] }], api: [] },
 };

@@ -2,9 +2,8 @@ import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { replacementsWanted } from '../batches.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
-import { strategyFor } from '../modes/index.js';
-import { podOwners, rollOwners } from '../modes/rollout.js';
-import { bounceModeOf, planBounce, type BouncePlan } from '../plan.js';
+import { planSelectorBounce, strategyOf, type BounceStrategy } from '../modes/index.js';
+import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { replacementsAmong, selectorPods } from './replacements.js';
@@ -38,10 +37,10 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
 /** Sends one batch, chunk by chunk, recording each chunk in flight first. True if one was refused. */
 async function sendBatch(
   context: StepContext,
+  strategy: BounceStrategy,
   batch: ChosenPod[],
   bounced: Set<string>,
 ): Promise<boolean> {
-  const strategy = strategyFor(bounceModeOf(context.deps.settings, context.data.selector));
   const size = Math.max(CHUNK, Math.ceil(batch.length / MAX_CHUNKS));
   let blocked = false;
   for (let start = 0; start < batch.length; start += size) {
@@ -115,15 +114,27 @@ function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
 }
 
 /**
- * The selector's plan (`planBounce`, the one the dry run shows), from the chosen pods and, in
- * rollout mode, their owners as persisted.
+ * Each chosen pod's restartable owner (`resolvePodOwners`: a ReplicaSet read per set), for a mode
+ * that plans with owners: resolved once and persisted, so that a re-run plans from the same answer.
  */
-async function planOf(context: StepContext): Promise<BouncePlan> {
-  const { settings } = context.deps;
-  const { selector } = context.data;
+async function persistedOwners(context: StepContext): Promise<PodOwners> {
+  if (context.progress.podOwners !== undefined) return context.progress.podOwners;
+  const result = await resolvePodOwners(
+    (namespace, controller) => context.deps.kube.rolloutOwnerOf(namespace, controller),
+    context.data.selector.namespace,
+    context.progress.chosen ?? [],
+  );
+  await context.save({ podOwners: result });
+  return result;
+}
+
+/** The selector's plan (`planSelectorBounce`, the one the dry run shows), from the chosen pods. */
+function planOf(context: StepContext): Promise<BouncePlan> {
   const chosen = context.progress.chosen ?? [];
-  if (bounceModeOf(settings, selector) !== 'rollout') return planBounce(settings, selector, chosen);
-  return planBounce(settings, selector, chosen, await podOwners(context));
+  const { settings } = context.deps;
+  return planSelectorBounce(settings, context.data.selector, chosen, () =>
+    persistedOwners(context),
+  );
 }
 
 /**
@@ -147,7 +158,7 @@ async function beforeBatch(
 }
 
 /**
- * Carries out the plan: in rollout mode its owners first (modes/rollout.ts), then every pod of
+ * Carries out the plan: what its mode does first (rollout: the owners), then every pod of
  * its batches exactly once, in batches of at most maxUnavailable (DESIGN §4 step 3), each guarded
  * by the pod's uid so that a replacement reusing the name is never touched. Before each batch:
  * the replacements, the abort mark, the pause annotation, the soak and the gates; each is sent
@@ -155,14 +166,11 @@ async function beforeBatch(
  * is persisted around every chunk, so a re-run resumes with the batch it was in.
  */
 export async function bounce(context: StepContext): Promise<StepOutcome> {
+  const strategy = strategyOf(context.deps.settings, context.data.selector);
   const plan = await planOf(context);
   const limit = plan.maxUnavailable;
-  if (plan.owners.length > 0) {
-    const slot = await slotWait(context);
-    if (slot !== undefined) return { wait: slot };
-    const rolled = await rollOwners(context, plan);
-    if (rolled !== 'done') return rolled;
-  }
+  const before = (await strategy.beforeBatches?.(context, plan)) ?? 'done';
+  if (before !== 'done') return before;
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
   for (const planned of plan.batches) {
@@ -171,7 +179,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     const held = await beforeBatch(context, bounced, limit, batch.length);
     if (held !== undefined) return { wait: held };
     // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
-    const sent = await underLease(context, () => sendBatch(context, batch, bounced));
+    const sent = await underLease(context, () => sendBatch(context, strategy, batch, bounced));
     if (!('value' in sent)) return sent;
     await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
     if (sent.value) return { wait: budgetWait(context, bounced) };

@@ -37,7 +37,7 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   deps.view?.watchPods(data.selector.namespace);
   // A LIST, not the watch cache: it must show the pods an older run's batch just took down.
   const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
-  const cutoff = acceptanceCutoff(context.acceptedAt);
+  const cutoff = acceptanceCutoff(data.acceptedAt);
   const picked = pods.filter((pod) => needsBounce(pod, issuedAt, cutoff));
   const chosen = picked.map(chosenPod);
   // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.

@@ -1,6 +1,6 @@
 import type { DirectiveSpec } from '../directive/types.js';
 import { concurrencyOf } from '../queue/selector-order.js';
-import type { SelectorPlan } from './plan.js';
+import type { SelectorPlan } from './selector.js';
 
 /** A dry run in figures, for a plan of hundreds of selectors nobody reads line by line. */
 export interface PlanSummary {

@@ -1,0 +1,101 @@
+import type { DirectiveStatus } from '../directive/types.js';
+
+// What a run is (DESIGN §2 *Runs*, ADR 0003): one pass over a directive's selectors for one
+// (uid, generation, issuedAt). This module is the one place that says how a run is named, how two
+// runs are ordered and when a status describes one; the Lua run scripts take their ordering from
+// `LUA_LATER` here, and test/unit/run-identity.test.ts holds both orderings to each other.
+
+/** A run's identity: its directive's uid, the generation, and its issuance as a runKey. */
+export interface RunId {
+  uid: string;
+  generation: number;
+  /** `issuedAt` as epoch milliseconds in decimal, or "0" when the run has none. */
+  runKey: string;
+}
+
+/** A run's identity as a status tells it: the generation, and the issuance when it has one. */
+export interface StatusRun {
+  generation: number;
+  issuedAt?: string | undefined;
+}
+
+/** A run's key: its `issuedAt` as epoch milliseconds in decimal, or "0" when it has none. */
+export function runKeyOf(issuedAt: Date | string | undefined): string {
+  if (issuedAt === undefined) return '0';
+  return String(new Date(issuedAt).getTime());
+}
+
+/**
+ * The run as job ids, abort keys and slot keys tag it: `<uid>.g<generation>.r<runKey>`. Colon
+ * free, so that it fits a BullMQ job id.
+ */
+export function runTag(run: RunId): string {
+  return `${run.uid}.g${run.generation}.r${run.runKey}`;
+}
+
+/** The member of a directive's hourly run budget (a sorted set) that stands for this run. */
+export function runBudgetMember(run: Pick<RunId, 'generation' | 'runKey'>): string {
+  return `${run.generation}:${run.runKey}`;
+}
+
+/**
+ * The one order of a directive's runs: by generation, then by issuance (runKey as a number).
+ * Negative when `a` comes before `b`, 0 when they are the same run, positive when after.
+ */
+export function compareRuns(
+  a: Pick<RunId, 'generation' | 'runKey'>,
+  b: Pick<RunId, 'generation' | 'runKey'>,
+): number {
+  return a.generation - b.generation || Math.sign(Number(a.runKey) - Number(b.runKey));
+}
+
+/** Whether `a` is a later run than `b`. */
+export function isLaterRun(
+  a: Pick<RunId, 'generation' | 'runKey'>,
+  b: Pick<RunId, 'generation' | 'runKey'>,
+): boolean {
+  return compareRuns(a, b) > 0;
+}
+
+/** Whether two identities name the same run of a directive. */
+export function isSameRun(
+  a: Pick<RunId, 'generation' | 'runKey'>,
+  b: Pick<RunId, 'generation' | 'runKey'>,
+): boolean {
+  return a.generation === b.generation && a.runKey === b.runKey;
+}
+
+/**
+ * `compareRuns` in Lua, for the run scripts: whether the run (g1, k1) is later than (g2, k2).
+ * Generations are numbers, runKeys decimal strings (Lua numbers are doubles: epoch ms is exact).
+ */
+export const LUA_LATER = `
+local function later(g1, k1, g2, k2)
+  return g1 > g2 or (g1 == g2 and tonumber(k1) > tonumber(k2))
+end
+`;
+
+/**
+ * The moment a run stands for: its `issuedAt`, or when it was accepted (`Run.acceptedAt`, which
+ * every job of the run carries). The same on every re-run of a job (rollout's restartedAt).
+ */
+export function runMoment(run: { issuedAt?: string | undefined; acceptedAt: string }): string {
+  return run.issuedAt ?? run.acceptedAt;
+}
+
+/**
+ * Whether a status already tells `run`: the same generation and, when the run names an issuance,
+ * the same one (a run without one is any issuance's of its generation).
+ */
+export function describesRun(status: DirectiveStatus | undefined, run: StatusRun): boolean {
+  if (status === undefined || status.observedGeneration !== run.generation) return false;
+  return run.issuedAt === undefined || (status.issuedAt ?? undefined) === run.issuedAt;
+}
+
+/** Whether two statuses tell the same run: the same generation and the same issuance (or none). */
+export function tellSameRun(a: DirectiveStatus, b: DirectiveStatus): boolean {
+  return (
+    a.observedGeneration === b.observedGeneration &&
+    (a.issuedAt ?? undefined) === (b.issuedAt ?? undefined)
+  );
+}
