@@ -134,3 +134,12 @@ export function runSlotsKey(
 ): string {
   return `${prefix}:${QUEUE_NAME}:slots:${run.uid}.g${run.generation}.r${run.runKey}:${part}`;
 }
+
+/**
+ * Redis key of the inline applies of one directive still deciding their run (`inline-applies.ts`):
+ * a sorted set of request tokens by the moment each stops counting. By name, not uid: an apply
+ * that creates the directive knows no uid before it is answered.
+ */
+export function inlineAppliesKey(prefix: string, namespace: string, name: string): string {
+  return `${prefix}:${QUEUE_NAME}:inline:${namespace}/${name}`;
+}
