@@ -46,6 +46,8 @@ export class DirectiveController {
   constructor(
     private readonly deps: AppDeps,
     private readonly watches: KubeWatches,
+    /** Told of each directive the watches see deleted (its Redis keys are reclaimed). */
+    private readonly deleted?: (directive: Directive) => void,
   ) {
     this.inlineApplies = new InlineApplies(deps.redis, deps.config.queuePrefix);
   }
@@ -58,7 +60,8 @@ export class DirectiveController {
       this.informers.push(informer);
       this.stops.push(
         informer.subscribe((kind, directive) => {
-          if (kind !== 'delete') this.changed(directive);
+          if (kind === 'delete') this.deleted?.(directive);
+          else this.changed(directive);
         }),
       );
       // Objects listed before the subscription are seen too (a start-up, a late subscriber).

@@ -4,7 +4,7 @@ import { directiveKey, type Directive } from '../directive/types.js';
 import type { EnqueueResult } from '../queue/enqueue.js';
 import { GroupCommit } from '../queue/group-commit.js';
 import { InlineApplies } from '../queue/inline-applies.js';
-import { runKeyOf } from '../queue/names.js';
+import { runKeyOf, tooManyRunsEventKey } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
@@ -101,7 +101,7 @@ async function refuseTooManyRuns(
 ): Promise<never> {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const { uid } = directive.metadata;
-  const key = `${deps.config.queuePrefix}:bounce:too-many-runs-event:${uid}`;
+  const key = tooManyRunsEventKey(deps.config.queuePrefix, uid);
   const first = await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null);
   if (first === 'OK') {
     const message = `${deps.config.maxRunsPerHour} runs were started in the past hour (MAX_RUNS_PER_HOUR); the next is allowed in ${seconds} s.`;

@@ -110,6 +110,20 @@ export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;
 }
 
+/**
+ * The runs of a directive accepted within RETENTION_DAYS, one member `generation:runKey:jobs:
+ * sentRunKey` each (written when a run is confirmed): what is reclaimed when the directive is
+ * deleted (`reclaim.ts`).
+ */
+export function runIndexKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:runs-of:${uid}`;
+}
+
+/** At most one `TooManyRuns` Event a minute per directive: set when one is recorded. */
+export function tooManyRunsEventKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:too-many-runs-event:${uid}`;
+}
+
 /** The runs a directive started in the past hour: a sorted set of `generation:runKey` by time. */
 export function runBudgetKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:runs-hour:${uid}`;
