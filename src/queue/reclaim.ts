@@ -76,10 +76,14 @@ async function removeJobs(
   ids: string[],
 ): Promise<boolean> {
   const exists = await Promise.all(ids.map((id) => redis.exists(`${prefix}:${QUEUE_NAME}:${id}`)));
-  const present = ids.filter((_, index) => exists[index] === 1).reverse();
-  // Sent in this order on one connection: a chain's root first, its children then no-ops.
-  const codes = await Promise.all(present.map((id) => queue.remove(id, { removeChildren: true })));
-  return codes.every((code) => code !== 0);
+  const [top, ...rest] = ids.filter((_, index) => exists[index] === 1).reverse();
+  if (top === undefined) return true;
+  // A chain's root first, and alone: removing a child first would move its parent to `wait`.
+  // Then the rest (a chain's are gone with it, unless a running job kept them: only its
+  // finished children are left, which are nobody's pending dependency).
+  const first = await queue.remove(top, { removeChildren: true });
+  const codes = await Promise.all(rest.map((id) => queue.remove(id, { removeChildren: true })));
+  return first !== 0 && codes.every((code) => code !== 0);
 }
 
 function runKeys(prefix: string, uid: string, run: IndexedRun): string[] {
