@@ -18,6 +18,8 @@ import { REDIS_URL } from '../support/redis.js';
 
 const NS = 'inline-ctl';
 const APPS = ['a', 'b', 'c', 'd', 'e'];
+/** Directives created by one burst: one per app, and more that select no pod. */
+const BURST = Array.from({ length: 12 }, (_, i) => APPS[i] ?? `none-${i}`);
 
 describe('an inline event in controller mode', () => {
   let h: Harness;
@@ -74,7 +76,7 @@ describe('an inline event in controller mode', () => {
     const at = (i: number) => new Date(base + i * 1000).toISOString();
     // A burst: every directive created inline at once, each event naming its issuance.
     const answers = await Promise.all(
-      APPS.map((app, i) =>
+      BURST.map((app, i) =>
         h.post({
           directive: directive(NS, `burst-${app}`, [{ namespace: NS, labels: { app } }]),
           issuedAt: at(i),
@@ -85,20 +87,20 @@ describe('an inline event in controller mode', () => {
       expect(answer.status).toBe(202);
       expect(answer.body).toMatchObject({ duplicate: false, generation: 1, issuedAt: at(i) });
     }
-    await Promise.all(APPS.map((app, i) => finished(`burst-${app}`, at(i))));
+    await Promise.all(BURST.map((app, i) => finished(`burst-${app}`, at(i))));
     // Then an edit of one of them, inline again: a new generation, one run more.
     const edited = await h.post({
       directive: directive(NS, 'burst-a', [{ namespace: NS, labels: { app: 'b' } }]),
-      issuedAt: at(10),
+      issuedAt: at(20),
     });
-    expect(edited.body).toMatchObject({ duplicate: false, generation: 2, issuedAt: at(10) });
-    await finished('burst-a', at(10));
+    expect(edited.body).toMatchObject({ duplicate: false, generation: 2, issuedAt: at(20) });
+    await finished('burst-a', at(20));
 
     const seen: Record<string, { runs: string[]; counted: number }> = {};
     const expected: Record<string, { runs: string[]; counted: number }> = {};
-    for (const [i, app] of APPS.entries()) {
+    for (const [i, app] of BURST.entries()) {
       const { uid } = answers[i]!.body;
-      const runs = [`1:${runKeyOf(at(i))}`, ...(app === 'a' ? [`2:${runKeyOf(at(10))}`] : [])];
+      const runs = [`1:${runKeyOf(at(i))}`, ...(app === 'a' ? [`2:${runKeyOf(at(20))}`] : [])];
       expected[app] = { runs, counted: runs.length };
       const held = await runsOf(uid);
       seen[app] = {
@@ -106,7 +108,18 @@ describe('an inline event in controller mode', () => {
         counted: await redis.zcard(runBudgetKey(h.prefix, uid)),
       };
     }
-    console.log(JSON.stringify({ runsPerDirective: seen }));
+    const total = (of: typeof seen) =>
+      Object.values(of).reduce(
+        (sum, { runs, counted }) => [sum[0]! + runs.length, sum[1]! + counted],
+        [0, 0],
+      );
+    console.log(
+      JSON.stringify({
+        events: BURST.length + 1,
+        runsAndCounted: total(seen),
+        runsPerDirective: seen,
+      }),
+    );
     expect(seen).toEqual(expected);
   });
 
