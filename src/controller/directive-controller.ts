@@ -6,6 +6,7 @@ import { ingest } from '../ingress/ingest.js';
 import { warnInvalidIssuedAt } from '../ingress/issuance.js';
 import type { WatchedCollection } from '../kube/namespace-slices.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
+import { InlineApplies } from '../queue/inline-applies.js';
 import { refused, verdictOf } from './refusal.js';
 
 /**
@@ -17,6 +18,8 @@ export const CONTROLLER_SENDER = '(controller)';
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
+/** How often a directive held off by an inline apply is looked at again (its PENDING may not come). */
+const HELD_RECHECK_MS = 1000;
 
 /**
  * Controller mode (DESIGN §4): every directive this worker's watches see, at start-up and on every
@@ -26,7 +29,9 @@ const MAX_RETRY_MS = 30_000;
  * status; a run budget spent or an outage is tried again later.
  *
  * Any number of replicas may run one: the run claim in Redis starts each issuance once, and the
- * status writer's resourceVersion guard writes a refusal once.
+ * status writer's resourceVersion guard writes a refusal once. A directive an inline event is
+ * being applied to waits for that event's run (`InlineApplies`): the object alone names no
+ * issuance, and would otherwise start a run that the event's supersedes at once.
  */
 export class DirectiveController {
   private readonly informers: WatchedCollection<Directive>[] = [];
@@ -36,11 +41,16 @@ export class DirectiveController {
   private readonly running = new Set<string>();
   private readonly again = new Set<string>();
   private closed = false;
+  private readonly inlineApplies: InlineApplies;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly watches: KubeWatches,
-  ) {}
+    /** Told of each directive the watches see deleted (its Redis keys are reclaimed). */
+    private readonly deleted?: (directive: Directive) => void,
+  ) {
+    this.inlineApplies = new InlineApplies(deps.redis, deps.config.queuePrefix);
+  }
 
   /** Watches ALLOWED_NAMESPACES one by one, or every namespace with one watch when it is unset. */
   start(): void {
@@ -50,7 +60,8 @@ export class DirectiveController {
       this.informers.push(informer);
       this.stops.push(
         informer.subscribe((kind, directive) => {
-          if (kind !== 'delete') this.changed(directive);
+          if (kind === 'delete') this.deleted?.(directive);
+          else this.changed(directive);
         }),
       );
       // Objects listed before the subscription are seen too (a start-up, a late subscriber).
@@ -109,6 +120,13 @@ export class DirectiveController {
       return;
     }
     try {
+      // An inline event applied this object and is deciding its run: that run is the one to start
+      // (read after the object, so an apply that wrote it is seen here until its run is decided).
+      const heldMs = await this.inlineApplies.heldFor(directive.metadata);
+      if (heldMs > 0) {
+        this.later(key, Math.min(heldMs, HELD_RECHECK_MS));
+        return;
+      }
       await ingest(
         this.deps,
         normalizeBody({ type: 'MODIFIED', object: directive }),

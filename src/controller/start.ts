@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Directive } from '../directive/types.js';
 import { FollowUps } from '../ingress/follow-ups.js';
 import type { AppDeps } from '../ingress/deps.js';
 import { groupCommit } from '../ingress/ingest.js';
@@ -26,12 +27,14 @@ export interface ControllerParts {
   caches: WatchCaches;
   /** Writes refusals and PENDING, with the worker's transition observers. */
   status: StatusWriter;
+  /** Told of each directive seen deleted. */
+  deleted?: (directive: Directive) => void;
 }
 
 export function startController(
   config: Config,
   log: Logger,
-  { kube, caches, status }: ControllerParts,
+  { kube, caches, status, deleted }: ControllerParts,
 ): ControllerRole {
   const redis = createProducerConnection(config.redis);
   redis.on('error', (error) => log.debug({ err: error }, 'controller Redis connection error'));
@@ -48,7 +51,11 @@ export function startController(
     followUps,
     recentRuns: new RecentRuns(),
   };
-  const controller = new DirectiveController({ ...base, runs: groupCommit(base) }, caches.watches);
+  const controller = new DirectiveController(
+    { ...base, runs: groupCommit(base) },
+    caches.watches,
+    deleted,
+  );
   controller.start();
   log.info({ namespaces: config.allowedNamespaces ?? 'every' }, 'watching directives');
   return {

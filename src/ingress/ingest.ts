@@ -3,7 +3,8 @@ import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
 import type { EnqueueResult } from '../queue/enqueue.js';
 import { GroupCommit } from '../queue/group-commit.js';
-import { runKeyOf } from '../queue/names.js';
+import { InlineApplies } from '../queue/inline-applies.js';
+import { runKeyOf, tooManyRunsEventKey } from '../queue/names.js';
 import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
@@ -100,7 +101,7 @@ async function refuseTooManyRuns(
 ): Promise<never> {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const { uid } = directive.metadata;
-  const key = `${deps.config.queuePrefix}:bounce:too-many-runs-event:${uid}`;
+  const key = tooManyRunsEventKey(deps.config.queuePrefix, uid);
   const first = await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null);
   if (first === 'OK') {
     const message = `${deps.config.maxRunsPerHour} runs were started in the past hour (MAX_RUNS_PER_HOUR); the next is allowed in ${seconds} s.`;
@@ -155,6 +156,36 @@ function markPending(deps: AppDeps, directive: Directive, issuedAt: string | und
 }
 
 /**
+ * An inline event holds controller mode off its directive from before its apply until its run is
+ * decided (`InlineApplies`), so that the applied object does not start a run of its own. A
+ * transient failure keeps the hold until it lapses: the sender's retry, applying nothing new,
+ * then still decides the run the event asked for.
+ */
+async function holdingInline<T>(
+  deps: AppDeps,
+  event: Exclude<CertIssued, { kind: 'ignored' }>,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (event.kind !== 'inline') return work();
+  const applies = new InlineApplies(deps.redis, deps.config.queuePrefix);
+  const ref = event.manifest.metadata;
+  const token = await inRedis(() => applies.begin(ref));
+  let transient = false;
+  try {
+    return await work();
+  } catch (error) {
+    transient = error instanceof TransientError;
+    throw error;
+  } finally {
+    if (!transient) {
+      applies.end(ref, token).catch((error: unknown) => {
+        deps.log.debug({ err: error }, 'could not end the hold of an inline apply');
+      });
+    }
+  }
+}
+
+/**
  * Accepts one cert-issued event from `sender` (the credential's name): checks what the credential
  * may ask (inline form, namespaces, selector count) before any write, resolves the directive
  * (applied as the credential's own field manager when inline), enqueues its run (answering only
@@ -169,19 +200,22 @@ export async function ingest(
   if (event.kind === 'ignored') return { ignored: true, reason: event.reason };
   const scope = scopeOf(deps.config, sender);
   assertEventAllowed(deps.config, event, scope);
-  const directive = await resolveDirective(deps, event, sender);
-  assertSpecAllowed(deps.config, directive.spec, directive.metadata.namespace, scope);
+  const { directive, issuedAt, enqueued } = await holdingInline(deps, event, async () => {
+    const resolved = await resolveDirective(deps, event, sender);
+    assertSpecAllowed(deps.config, resolved.spec, resolved.metadata.namespace, scope);
+    const issuance = await issuanceOf(deps, event, resolved);
+    const runs = deps.runs ?? groupCommit(deps);
+    const decided = await inRedis(() =>
+      runs.enqueue({
+        directive: resolved,
+        issuedAt: issuance.issuedAt,
+        ...(issuance.sentIssuedAt === undefined ? {} : { sentIssuedAt: issuance.sentIssuedAt }),
+        issuance: issuance.names,
+      }),
+    );
+    return { directive: resolved, issuedAt: issuance.issuedAt, enqueued: decided };
+  });
   const { uid } = directive.metadata;
-  const { issuedAt, sentIssuedAt, names } = await issuanceOf(deps, event, directive);
-  const runs = deps.runs ?? groupCommit(deps);
-  const enqueued = await inRedis(() =>
-    runs.enqueue({
-      directive,
-      issuedAt,
-      ...(sentIssuedAt === undefined ? {} : { sentIssuedAt }),
-      issuance: names,
-    }),
-  );
   if (enqueued.tooManyRuns !== undefined) {
     await refuseTooManyRuns(deps, directive, enqueued.tooManyRuns.retryAfterMs);
   }

@@ -27,6 +27,9 @@ export class DirectiveCache {
   private lastSweep = Date.now();
 
   private readonly stopObserving: () => void;
+  private readonly deletedListeners = new Set<(directive: Directive) => void>();
+  /** The namespaces whose watch this cache follows for deletions, and how to stop. */
+  private readonly followed = new Map<string, () => void>();
 
   constructor(
     private readonly kube: KubeGateway,
@@ -38,6 +41,28 @@ export class DirectiveCache {
   close(): void {
     this.stopObserving();
     this.written.clear();
+    for (const stop of this.followed.values()) stop();
+    this.followed.clear();
+    this.deletedListeners.clear();
+  }
+
+  /**
+   * Calls `listener` with each directive that a namespace watch of this cache (one a read has
+   * started) sees deleted, from now on; answers how to stop.
+   */
+  onDeleted(listener: (directive: Directive) => void): () => void {
+    this.deletedListeners.add(listener);
+    return () => this.deletedListeners.delete(listener);
+  }
+
+  private follow(namespace: string): void {
+    if (this.followed.has(namespace)) return;
+    const informer = this.watches.informer('directives', namespace);
+    const stop = informer.subscribe((kind, directive) => {
+      if (kind !== 'delete') return;
+      for (const listener of this.deletedListeners) listener(directive);
+    });
+    this.followed.set(namespace, stop);
   }
 
   /** The directive, from the cache when it holds it, else from the API (NotFoundError when gone). */
@@ -51,6 +76,7 @@ export class DirectiveCache {
 
   /** Starts the namespace's watch; resolves once it has listed (true) or failed to (false). */
   ready(namespace: string): Promise<boolean> {
+    this.follow(namespace);
     return this.watches.ready('directives', namespace);
   }
 
@@ -65,6 +91,7 @@ export class DirectiveCache {
 
   /** The directive as cached, or undefined on a miss or while the watch is not synced. */
   peek(ref: ObjectRef): Directive | undefined {
+    this.follow(ref.namespace);
     const informer = this.watches.synced('directives', ref.namespace);
     if (informer === undefined) return undefined;
     const watched = informer.get(ref.namespace, ref.name);

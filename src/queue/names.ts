@@ -107,6 +107,20 @@ export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;
 }
 
+/**
+ * The runs of a directive accepted within RETENTION_DAYS, one member `generation:runKey:jobs:
+ * sentRunKey` each (written when a run is confirmed): what is reclaimed when the directive is
+ * deleted (`reclaim.ts`).
+ */
+export function runIndexKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:runs-of:${uid}`;
+}
+
+/** At most one `TooManyRuns` Event a minute per directive: set when one is recorded. */
+export function tooManyRunsEventKey(prefix: string, uid: string): string {
+  return `${prefix}:${QUEUE_NAME}:too-many-runs-event:${uid}`;
+}
+
 /** The runs a directive started in the past hour: a sorted set of `runBudgetMember`s by time. */
 export function runBudgetKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:runs-hour:${uid}`;
@@ -130,4 +144,13 @@ export function runSlotsKey(
   part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
 ): string {
   return `${prefix}:${QUEUE_NAME}:slots:${runTag(run)}:${part}`;
+}
+
+/**
+ * Redis key of the inline applies of one directive still deciding their run (`inline-applies.ts`):
+ * a sorted set of request tokens by the moment each stops counting. By name, not uid: an apply
+ * that creates the directive knows no uid before it is answered.
+ */
+export function inlineAppliesKey(prefix: string, namespace: string, name: string): string {
+  return `${prefix}:${QUEUE_NAME}:inline:${namespace}/${name}`;
 }

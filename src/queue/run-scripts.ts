@@ -80,24 +80,28 @@ return replies
 `;
 
 /*
- * KEYS: per run, its record, its marker, its sent key (as for CLAIM), then its job keys. ARGV:
- * retention TTL, then per run: the number of its job keys, record JSON, generation, runKey,
- * acceptedAt. Answers per run: -1 when a job of it is not in Redis (BullMQ's addBulk does not
- * report a job script that failed inside its MULTI, so this is where that shows; the run is not
- * confirmed), else it is marked accepted (and its sent key kept as long) and answers 1 when it is
- * (still) the latest run, 0 when a newer one is. The record is read as JSON only when another run
- * replaced it since the claim.
+ * KEYS: per run, its record, its marker, its sent key (as for CLAIM), its directive's run index
+ * (`names.ts`), then its job keys. ARGV: retention TTL, then per run: the number of its job keys,
+ * record JSON, generation, runKey, acceptedAt. Answers per run: -1 when a job of it is not in
+ * Redis (BullMQ's addBulk does not report a job script that failed inside its MULTI, so this is
+ * where that shows; the run is not confirmed), else it is marked accepted (its sent key kept as
+ * long, and the run listed in the index as `generation:runKey:jobs:sentRunKey`, for the reclaim of
+ * a deleted directive) and answers 1 when it is (still) the latest run, 0 when a newer one is.
+ * The record is read as JSON only when another run replaced it since the claim.
  */
 export const CONFIRM = `${LUA_LATER}
 local retention = tonumber(ARGV[1])
 local function confirm(k, jobs, json, gen, runKey, acceptedAt)
-  for i = k + 3, k + 2 + jobs do
+  for i = k + 4, k + 3 + jobs do
     if redis.call('EXISTS', KEYS[i]) == 0 then return -1 end
   end
   redis.call('SET', KEYS[k + 1], acceptedAt, 'EX', retention)
   if string.sub(KEYS[k + 2], -#runKey - 1) ~= ':' .. runKey then
     redis.call('SET', KEYS[k + 2], runKey, 'EX', retention)
   end
+  local sent = string.match(KEYS[k + 2], ':([^:]*)$')
+  redis.call('SADD', KEYS[k + 3], gen .. ':' .. runKey .. ':' .. jobs .. ':' .. sent)
+  redis.call('EXPIRE', KEYS[k + 3], retention)
   local current = redis.call('GET', KEYS[k])
   if current == json then return 1 end
   if current then
@@ -111,7 +115,7 @@ local replies, k, a = {}, 1, 2
 while a < #ARGV do
   local jobs = tonumber(ARGV[a])
   replies[#replies + 1] = confirm(k, jobs, ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4])
-  k = k + 3 + jobs
+  k = k + 4 + jobs
   a = a + 5
 end
 return replies

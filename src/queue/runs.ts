@@ -1,5 +1,12 @@
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME, acceptedKey, latestRunKey, runBudgetKey, sentKey } from './names.js';
+import {
+  QUEUE_NAME,
+  acceptedKey,
+  latestRunKey,
+  runBudgetKey,
+  runIndexKey,
+  sentKey,
+} from './names.js';
 import { isSameRun, runBudgetMember, type RunId } from './run-identity.js';
 import { runCommands, type ClaimReply } from './run-scripts.js';
 
@@ -179,7 +186,7 @@ export async function confirmRuns(
   const keyArgs: string[] = [];
   const valueArgs = [String(retentionSeconds)];
   for (const run of runs) {
-    keyArgs.push(...keys(prefix, run));
+    keyArgs.push(...keys(prefix, run), runIndexKey(prefix, run.uid));
     for (const id of run.jobIds) keyArgs.push(`${prefix}:${QUEUE_NAME}:${id}`);
     valueArgs.push(
       String(run.jobIds.length),

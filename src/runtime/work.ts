@@ -7,7 +7,11 @@ import { startController, type ControllerRole } from '../controller/start.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
 import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
+import { DeletedDirectives } from '../queue/deleted-directives.js';
 import { FailedRunSweeper } from '../queue/failed-runs.js';
+import { reclaimDirective } from '../queue/reclaim.js';
+import { unlessNotFound } from '../kube/not-found.js';
+import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../queue/names.js';
 import { queueErrorListener, reportOutages } from '../queue/redis-watch.js';
 import { latestRun } from '../queue/runs.js';
@@ -31,6 +35,22 @@ export interface WorkRole extends Role {
   failedRuns: FailedRunSweeper;
   /** WATCH_DIRECTIVES=true: the directives watched and started without an event. */
   controller: ControllerRole | undefined;
+}
+
+/**
+ * The directives this worker sees deleted (its directive watches, its jobs that end because their
+ * directive is gone, the controller's watches) have their Redis keys reclaimed (ADR 0023).
+ */
+function reclaimDeleted(
+  config: Config,
+  log: Logger,
+  { kube, redis, queue }: { kube: KubeGateway; redis: Redis; queue: Queue },
+): DeletedDirectives {
+  return new DeletedDirectives({
+    uidNow: async (ref) => (await unlessNotFound(kube.getDirective(ref)))?.metadata.uid,
+    reclaim: (uid) => reclaimDirective(redis, queue, config.queuePrefix, uid),
+    log: log.child({ component: 'retention' }),
+  });
 }
 
 /** The worker role: runs selector jobs until closed; close waits for in-flight steps. */
@@ -99,10 +119,16 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     log.child({ component: 'retention' }),
   );
   failedRuns.start();
+  const deletions = reclaimDeleted(config, log, { kube, redis, queue });
+  caches.directives.onDeleted((directive) => deletions.deleted(directive.metadata));
+  worker.on('completed', (job, result) => {
+    if (result.outcome === 'directive-deleted') deletions.deleted(job.data.directive);
+  });
   const controller = config.watchDirectives
     ? startController(config, log.child({ component: 'controller' }), {
         kube,
         caches,
+        deleted: (directive) => deletions.deleted(directive.metadata),
         status: new StatusWriter(
           kube,
           log.child({ component: 'status' }),
@@ -123,6 +149,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
     async close(): Promise<void> {
       stopSeriesSweep();
       await controller?.close();
+      deletions.close();
       failedRuns.close();
       await worker.close();
       await queue.close();

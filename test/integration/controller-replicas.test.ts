@@ -1,11 +1,13 @@
 // Controller mode with replicas (DESIGN §4): two worker processes watch the same directives (one
 // cluster-wide watch each, ALLOWED_NAMESPACES unset); each issuance still runs exactly once, and
 // each pod is sent exactly one DELETE.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISSUED_AT_ANNOTATION } from '../../src/directive/types.js';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { startCli, stopCli, type CliProcess } from '../support/processes.js';
+import { REDIS_URL } from '../support/redis.js';
 
 const NS = 'replicas';
 
@@ -82,5 +84,17 @@ describe('two controller replicas', () => {
     });
     expect(counts).toEqual({ completed: 3, failed: 0, active: 0, waiting: 0 });
     expect(h.sim.events().filter((event: any) => event.reason === 'Accepted')).toHaveLength(3);
+
+    // Deleted: both replicas see it go and reclaim its keys, the second finding nothing left.
+    const uid = h.sim.getDirective(NS, 'mesh')!.metadata.uid;
+    const redis = new Redis(REDIS_URL);
+    const keysOf = async () =>
+      (await redis.keys(`${h.prefix}:*`)).filter((key) => key.includes(uid));
+    expect((await keysOf()).length).toBeGreaterThan(0);
+    h.sim.deleteDirective(NS, 'mesh');
+    await eventually('the deleted directive to leave nothing in Redis', async () =>
+      (await keysOf()).length === 0 ? true : undefined,
+    );
+    redis.disconnect();
   });
 });
