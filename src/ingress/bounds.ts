@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
 import { disallowedNamespaces, namespacesOf, outsideAllowedMessage } from '../directive/bounds.js';
-import type { DirectiveSpec } from '../directive/types.js';
+import type { Directive, DirectiveSpec } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { InvalidDirectiveError } from '../events/errors.js';
 import { needsPrometheus } from '../gates/types.js';
 import type { PlanBounds } from '../planning/dry-run.js';
+import type { AppDeps } from './deps.js';
 import { HttpProblem } from './http-errors.js';
 
 type Bounds = Pick<
@@ -94,6 +95,25 @@ export function assertNamespaceAllowed(scope: NamespaceScope, namespace: string)
     'forbidden',
     `Not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`,
   );
+}
+
+/**
+ * The directive a directive route reads or controls (GET, retry, pause, resume, abort), held to
+ * the bounds of an event (DESIGN §2, §3): its own namespace before it is read, then every
+ * namespace its spec touches, as ingest and dry runs check them. A credential that may not touch
+ * all of them gets 403 before any effect, and does not see the status (which names the pods of
+ * those namespaces). Pause and abort too: the contract says "touch", whatever the direction.
+ */
+export async function directiveInScope(
+  deps: Pick<AppDeps, 'config' | 'kube'>,
+  params: { namespace: string; name: string },
+  credential: string,
+): Promise<Directive> {
+  const scope = scopeOf(deps.config, credential);
+  assertNamespaceAllowed(scope, params.namespace);
+  const directive = await deps.kube.getDirective(params);
+  assertNamespacesAllowed(scope, directive.spec, directive.metadata.namespace);
+  return directive;
 }
 
 /**

@@ -5,7 +5,7 @@ import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
 import { runTag } from '../../queue/run-identity.js';
 import { guard, senderOf } from '../auth.js';
-import { assertNamespaceAllowed, scopeOf } from '../bounds.js';
+import { directiveInScope } from '../bounds.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { inRedis } from '../ingest.js';
@@ -37,8 +37,7 @@ function pausedView(directive: Directive): Static<typeof PausedBody> {
  * re-check. 409 when the run is not in progress (`inProgress`): finished, or stopped at a failed
  * job, an aborted one included, until that job is retried.
  */
-async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof AbortedBody>> {
-  const directive = await deps.kube.getDirective(params);
+async function abortRun(deps: AppDeps, directive: Directive): Promise<Static<typeof AbortedBody>> {
   const run = await currentRun(deps, directive);
   const jobs = await jobsOf(deps, run);
   if (!inProgress(jobs)) {
@@ -58,14 +57,15 @@ async function abortRun(deps: AppDeps, params: Params): Promise<Static<typeof Ab
   };
 }
 
-/** Sets or removes the pause annotation; a directive that does not exist is a 404. */
+/**
+ * Sets or removes the pause annotation of a directive the route has read (`directiveInScope`):
+ * a merge patch of a missing object would be a 404 too, but a less plain one.
+ */
 async function pauseDirective(
   deps: AppDeps,
   params: Params,
   paused: boolean,
 ): Promise<Static<typeof PausedBody>> {
-  // A read first: a merge patch of a missing object would be a 404 too, but a less plain one.
-  await deps.kube.getDirective(params);
   return pausedView(await deps.kube.setPaused(params, paused));
 }
 
@@ -85,7 +85,7 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
       `/v1/directives/:namespace/:name/${verb}`,
       { schema: { summary, ...pauseSchema }, ...guard(auth) },
       async (request) => {
-        assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
+        await directiveInScope(deps, request.params, senderOf(request));
         return pauseDirective(deps, request.params, paused);
       },
     );
@@ -99,8 +99,8 @@ export const directiveControlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
     '/v1/directives/:namespace/:name/abort',
     { schema: abortSchema, ...guard(auth) },
     async (request, reply) => {
-      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
-      return reply.code(202).send(await abortRun(deps, request.params));
+      const directive = await directiveInScope(deps, request.params, senderOf(request));
+      return reply.code(202).send(await abortRun(deps, directive));
     },
   );
 };

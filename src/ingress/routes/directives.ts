@@ -3,7 +3,7 @@ import { directiveKey } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
 import { guard, senderOf } from '../auth.js';
-import { assertNamespaceAllowed, scopeOf } from '../bounds.js';
+import { directiveInScope } from '../bounds.js';
 import { HttpProblem } from '../http-errors.js';
 import { inRedis } from '../ingest.js';
 import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
@@ -26,8 +26,7 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       ...guard(auth),
     },
     async (request) => {
-      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
-      const directive = await deps.kube.getDirective(request.params);
+      const directive = await directiveInScope(deps, request.params, senderOf(request));
       const run = await currentRun(deps, directive);
       const issuedAt = run.issuedAt ?? directive.status?.issuedAt ?? undefined;
       const jobs = await jobsOf(deps, run);
@@ -54,8 +53,7 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       ...guard(auth),
     },
     async (request, reply) => {
-      assertNamespaceAllowed(scopeOf(deps.config, senderOf(request)), request.params.namespace);
-      const directive = await deps.kube.getDirective(request.params);
+      const directive = await directiveInScope(deps, request.params, senderOf(request));
       const run = await currentRun(deps, directive);
       const failed = (await jobsOf(deps, run)).filter((job) => job.state === 'failed');
       if (failed.length === 0) {
