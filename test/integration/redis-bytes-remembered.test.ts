@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudEventKey } from '../../src/ingress/cloudevents.js';
 import { QUEUE_NAME } from '../../src/queue/names.js';
 import { directive, startHarness, type Harness } from '../support/harness.js';
 import { redisBytes } from '../support/redis-bytes.js';
@@ -71,6 +72,31 @@ describe('Redis bytes per remembered delivery id', () => {
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ ...first, duplicate: true });
     expect(again.body.jobIds[SELECTORS - 1]).toMatch(new RegExp(`\\.s${SELECTORS - 1}$`));
+  });
+
+  it('a CloudEvent record that kept the whole answer, as records did before, still answers it', async () => {
+    const id = 'kept-whole-0001';
+    const source = '//issuer.example.com/cert-agent';
+    const earlier = {
+      directive: 'istio-system/large-ce',
+      uid: 'uid-of-then',
+      generation: 1,
+      selectors: 1,
+      jobIds: ['uid-of-then.g1.r0.s0'],
+      duplicate: false,
+    };
+    // The harness's one token is `token0` (WEBHOOK_TOKENS entries without a name).
+    const record = { sender: 'token0', directive: earlier.directive, answer: earlier };
+    await h.serve.redis.set(cloudEventKey(h.prefix, { source, id }), JSON.stringify(record));
+    const again = await postRaw(h, data('large-ce'), {
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': id,
+      'ce-source': source,
+      'ce-type': 'io.example.cert.issued.v1',
+    });
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ ...earlier, duplicate: true });
   });
 
   it('a webhook-id is a bounded record, and its replay still gets the whole answer', async () => {
