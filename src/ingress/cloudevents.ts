@@ -14,6 +14,7 @@ import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { HttpProblem } from './http-errors.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
+import { answeredRun, duplicateAnswer, type AnsweredRun } from './remembered-answer.js';
 
 /** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
 const DAY_SECONDS = 24 * 3600;
@@ -57,12 +58,21 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * What Redis keeps of a CloudEvent: who sent it, for which directive, and once it is handled, the
- * answer it got. Only that sender's repeats for that directive are ever given the answer.
+ * run its answer named (`AnsweredRun`: the answer is rebuilt from it, job ids and all). Only that
+ * sender's repeats for that directive are ever given the answer.
  */
 interface CloudEventRecord {
   sender: string;
   directive: string;
+  run?: AnsweredRun;
+  /** The whole answer, as records kept it before they kept only its run. */
   answer?: AcceptedEvent;
+}
+
+/** The answer a record gives a repeat, once the first delivery was answered. */
+function repeatAnswer(record: CloudEventRecord): AcceptedEvent | undefined {
+  if (record.run !== undefined) return duplicateAnswer(record.directive, record.run);
+  return record.answer === undefined ? undefined : { ...record.answer, duplicate: true };
 }
 
 /**
@@ -104,7 +114,8 @@ async function earlierAnswer(
     if (stored === null) break;
     const record = recordOf(stored, mine);
     if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
-    if (record.answer !== undefined) return { ...record.answer, duplicate: true };
+    const answer = repeatAnswer(record);
+    if (answer !== undefined) return answer;
     await sleep(EARLIER_ANSWER_POLL_MS);
   }
   throw new TransientError(
@@ -146,7 +157,7 @@ export async function ingestCloudEvent(
   }
   // Never so: ingest ignores only events of the ignored kind, answered above.
   if ('ignored' in result) return result;
-  const record: CloudEventRecord = { ...mine, answer: result };
+  const record: CloudEventRecord = { ...mine, run: answeredRun(result) };
   await inRedis(() => deps.redis.set(key, JSON.stringify(record), 'EX', DAY_SECONDS));
   return result;
 }

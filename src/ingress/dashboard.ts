@@ -67,14 +67,32 @@ function basicAuthGuard(credentials: DashboardCredentials) {
  * only these controls (dashboard-ui-edits.ts): a change here is a change there.
  */
 type Params = Record<string, string>;
-type WriteCheck = (params: Params, jobState: (id: string) => Promise<string>) => Promise<boolean>;
+/** True: allowed; false: never allowed (403); a problem: allowed, but not for this job now. */
+type WriteCheck = (
+  params: Params,
+  jobState: (id: string) => Promise<string>,
+) => Promise<boolean | HttpProblem>;
 const always: WriteCheck = async () => true;
+
+/** BullMQ refuses to promote a job that is not delayed, and bull-board would answer that 500. */
+const delayedOnly: WriteCheck = async (params, jobState) => {
+  const id = params.jobId ?? '';
+  const state = await jobState(id);
+  if (state === 'delayed') return true;
+  return state === 'unknown'
+    ? new HttpProblem(404, 'job_not_found', `There is no job ${id}.`)
+    : new HttpProblem(
+        409,
+        'job_not_delayed',
+        `Only a delayed job can be promoted; job ${id} is ${state}.`,
+      );
+};
 const ALLOWED_WRITES: ReadonlyMap<string, WriteCheck> = new Map<string, WriteCheck>([
   [
     'PUT /api/queues/:queueName/:jobId/retry',
     async (params, jobState) => (await jobState(params.jobId ?? '')) === 'failed',
   ],
-  ['PUT /api/queues/:queueName/:jobId/promote', always],
+  ['PUT /api/queues/:queueName/:jobId/promote', delayedOnly],
   [
     'PUT /api/queues/:queueName/retry/:queueStatus',
     async (params) => params.queueStatus === 'failed',
@@ -86,11 +104,14 @@ const ALLOWED_WRITES: ReadonlyMap<string, WriteCheck> = new Map<string, WriteChe
   ['PUT /api/queues/resume', always],
 ]);
 
-/** Whether the matched route (its parameters, and the job's state) is a read or an allowed write. */
+/**
+ * Whether the matched route (its parameters, and the job's state) is a read or an allowed write;
+ * a problem when the write is allowed but not for that job as it is now.
+ */
 export async function dashboardAllows(
   request: FastifyRequest,
   jobState: (id: string) => Promise<string>,
-): Promise<boolean> {
+): Promise<boolean | HttpProblem> {
   if (request.method === 'GET' || request.method === 'HEAD') return true;
   const route = request.routeOptions.url ?? '';
   if (!route.startsWith(`${DASHBOARD_PATH}/`)) return false;
@@ -103,7 +124,14 @@ function actionGuard(jobState: (id: string) => Promise<string>) {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
-    if (await dashboardAllows(request, jobState)) return undefined;
+    const verdict = await dashboardAllows(request, jobState);
+    if (verdict === true) return undefined;
+    if (verdict instanceof HttpProblem) {
+      return reply
+        .code(verdict.statusCode)
+        .type('application/json')
+        .send({ error: verdict.code, message: verdict.message });
+    }
     request.log.info(
       { method: request.method, route: request.routeOptions.url },
       'dashboard write refused',

@@ -108,11 +108,19 @@ export interface HttpRequest {
   body: string;
 }
 
+/**
+ * Slack reads `<…>` as links and mentions (`<!channel>`, `<https://…|label>`): a message that
+ * quotes a gate or a cause written by someone else must reach it as text, escaped as Slack asks.
+ */
+function slackEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /** A structured-mode CloudEvent (`application/cloudevents+json`), or Slack's `{"text": …}`. */
 export function render(notification: Notification, format: NotifyFormat): HttpRequest {
   if (format === 'slack') {
     const { directive, state, message } = notification.data;
-    const text = `pod-bouncer: ${directive.namespace}/${directive.name} is ${state ?? 'unknown'} (generation ${directive.generation}): ${message}`;
+    const text = `pod-bouncer: ${directive.namespace}/${directive.name} is ${state ?? 'unknown'} (generation ${directive.generation}): ${slackEscaped(message)}`;
     return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) };
   }
   const event = new CloudEvent({

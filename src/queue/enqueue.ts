@@ -1,6 +1,6 @@
 import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
-import { QUEUE_NAME, runKeyOf, selectorJobId, selectorJobName } from './names.js';
+import { QUEUE_NAME, runJobIds, runKeyOf, selectorJobName } from './names.js';
 import type { Run } from './runs.js';
 import { SELECTOR_BACKOFF } from './selector-backoff.js';
 import type { SelectorJobData } from './selector-job.js';
@@ -94,9 +94,7 @@ export function runFor(directive: Directive, issuedAt: Date | undefined, sentIss
     runKey: key,
     ...(issuedAt !== undefined ? { issuedAt: issuedAt.toISOString() } : {}),
     ...(sentIssuedAt !== undefined ? { sentKey: runKeyOf(sentIssuedAt) } : {}),
-    jobIds: directive.spec.podsToBounce.map((_, index) =>
-      selectorJobId(uid, generation, key, index),
-    ),
+    jobIds: runJobIds({ uid, generation, runKey: key }, directive.spec.podsToBounce.length),
     acceptedAt: new Date().toISOString(),
   };
 }

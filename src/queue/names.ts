@@ -20,6 +20,16 @@ export function selectorJobId(
   return `${runTag({ uid, generation, runKey })}.s${selectorIndex}`;
 }
 
+/**
+ * A run's job ids in selector order: all that a stored answer needs to give them again is the run
+ * and its selector count.
+ */
+export function runJobIds(run: RunId, selectors: number): string[] {
+  return Array.from({ length: selectors }, (_, index) =>
+    selectorJobId(run.uid, run.generation, run.runKey, index),
+  );
+}
+
 /** Job name: which directive, which of its selectors, and the pods it selects. */
 export function selectorJobName(
   directive: string,

@@ -157,5 +157,27 @@ describe('the dashboard retries failed jobs only', () => {
     expect(await h.serve.queue.getJobState(jobId!)).toBe('completed');
     const after = h.sim.requests().filter((r) => r.method === 'POST' || r.method === 'DELETE');
     expect(after.length).toBe(bounces.length);
+
+    // Promoting a job that is not delayed is a conflict named in JSON, not bull-board's 500.
+    const promote = await rawRequest(
+      h.serve.url,
+      'PUT',
+      `/admin/queues/api/queues/bounce/${jobId}/promote`,
+      AUTH,
+      '{}',
+    );
+    expect(promote.status).toBe(409);
+    expect(JSON.parse(promote.body)).toMatchObject({ error: 'job_not_delayed' });
+    expect(JSON.parse(promote.body).message).toContain('completed');
+    const unknown = await rawRequest(
+      h.serve.url,
+      'PUT',
+      '/admin/queues/api/queues/bounce/no-such-job/promote',
+      AUTH,
+      '{}',
+    );
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toMatchObject({ error: 'job_not_found' });
+    expect(await h.serve.queue.getJobState(jobId!)).toBe('completed');
   });
 });

@@ -47,6 +47,33 @@ describe('status lines', () => {
     );
   });
 
+  it('says that a run still PENDING waits for a free worker, not for its own selectors', () => {
+    const view: DirectiveView = {
+      directive: 'bookinfo/web',
+      generation: 1,
+      status: {
+        state: 'PENDING',
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'Pending',
+            message: 'queued: 2 selector(s) to bounce',
+          },
+        ],
+      },
+      jobs: [
+        { selectorIndex: 0, state: 'waiting' },
+        { selectorIndex: 1, state: 'waiting-children' },
+      ],
+    };
+    expect(renderStatus(view, false)).toEqual([
+      'bookinfo/web  PENDING  generation 1  — queued: 2 selector(s) to bounce',
+      'selector 1/2  bounced -/-  ready -/-  waiting  queued for a free worker',
+      'selector 2/2  bounced -/-  ready -/-  waiting-children  after the previous selector',
+    ]);
+  });
+
   it("shows a failed selector's reason", () => {
     const view: DirectiveView = {
       ...base,

@@ -96,6 +96,17 @@ describe('notificationOf', () => {
     });
   });
 
+  it('escapes Slack markup in the message: no mention or link reaches the channel as such', () => {
+    const notification = notificationOf(written(finished()))!;
+    notification.data.message =
+      'gate alerts "<!channel>" closed: <https://evil.example/login|Click to approve> & more';
+    const { text } = JSON.parse(render(notification, 'slack').body) as { text: string };
+    expect(text).toContain(
+      'gate alerts "&lt;!channel&gt;" closed: &lt;https://evil.example/login|Click to approve&gt; &amp; more',
+    );
+    expect(text).not.toMatch(/[<>]/);
+  });
+
   it('backs off from 1 s, doubling, up to a minute', () => {
     expect([1, 2, 3, 7, 8, 30].map(notifyBackoff)).toEqual([
       1000, 2000, 4000, 60_000, 60_000, 60_000,
