@@ -12,11 +12,65 @@ const SHAPES = [
   { mode: 'delete', concurrency: 2 },
   { mode: 'evict', concurrency: 2 },
 ] as const;
-const ROUNDS = 3;
+type Shape = (typeof SHAPES)[number];
 
 /** Resolves early in a second, so that the whole first selector fits in the acceptance second. */
 async function startOfASecond(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+}
+
+/**
+ * One run of two selectors over a fresh workload's two pods: every original bounced, no other
+ * pod (every one is this run's replacement) sent a DELETE or an eviction, and the run FINISHED.
+ * `start` starts the run once the directive is applied (undefined: applying it does, controller
+ * mode).
+ */
+async function trial(
+  h: Harness,
+  app: string,
+  kind: 'ReplicaSet' | 'StatefulSet',
+  { mode, concurrency }: Shape,
+  start?: () => Promise<void>,
+): Promise<void> {
+  h.sim.addWorkload({ namespace: 'bookinfo', name: app, kind, labels: { app }, replicas: 2 });
+  const originals = new Set(
+    h.sim.listPods('bookinfo', { app }).map((pod: any) => pod.metadata.uid as string),
+  );
+  const requestsBefore = h.sim.deleteRequestsByUid();
+  const hit: string[] = [];
+  const stop = h.sim.onPodDeleted((pod) => hit.push(pod.uid));
+  const selector = { namespace: 'bookinfo', labels: { app }, bounceMode: mode };
+  const manifest = directive('bookinfo', app, [
+    { ...selector, maxUnavailable: 1, waitForReplicas: 2 },
+    { ...selector, maxUnavailable: '100%', waitForReplicas: 2 },
+  ]);
+  (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = concurrency;
+  if (start === undefined) await startOfASecond();
+  h.sim.applyDirective(manifest);
+  await start?.();
+  await waitForState(h, 'bookinfo', app, 'FINISHED', 30_000);
+  stop();
+  const what = `${app}: ${kind}, ${mode}, K=${concurrency}`;
+  expect(
+    hit.filter((uid) => !originals.has(uid)),
+    what,
+  ).toEqual([]);
+  const requested = [...h.sim.deleteRequestsByUid().keys()].filter(
+    (uid) => !requestsBefore.has(uid),
+  );
+  expect(
+    requested.filter((uid) => !originals.has(uid)),
+    what,
+  ).toEqual([]);
+  expect(
+    [...originals].filter((uid) => !hit.includes(uid)),
+    what,
+  ).toEqual([]);
+}
+
+/** Each mode and concurrency meets both kinds (a StatefulSet's replacement reuses the name). */
+function kindOf(round: number, index: number): 'ReplicaSet' | 'StatefulSet' {
+  return (round + index) % 2 === 0 ? 'ReplicaSet' : 'StatefulSet';
 }
 
 describe("a run's own replacements, created in the second it was accepted", () => {
@@ -26,59 +80,32 @@ describe("a run's own replacements, created in the second it was accepted", () =
   });
   afterAll(async () => h.close());
 
-  it('are never bounced by a later selector of the same run, and the run finishes', async () => {
-    let trial = 0;
-    const everyOriginal = new Set<string>();
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const [index, { mode, concurrency }] of SHAPES.entries()) {
-        trial += 1;
-        // Each mode and concurrency meets both kinds (a StatefulSet's replacement reuses the name).
-        const kind = (round + index) % 2 === 0 ? 'ReplicaSet' : 'StatefulSet';
-        const app = `same-second-${trial}`;
-        h.sim.addWorkload({
-          namespace: 'bookinfo',
-          name: app,
-          kind,
-          labels: { app },
-          replicas: 2,
-          readinessDelayMs: 0,
+  it('are never bounced by a later selector of a referenced run, which finishes', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      for (const [index, shape] of SHAPES.entries()) {
+        const app = `by-reference-${round}-${index}`;
+        await trial(h, app, kindOf(round, index), shape, async () => {
+          await startOfASecond();
+          const accepted = await h.post({ directive: { namespace: 'bookinfo', name: app } });
+          expect(accepted.status).toBe(202);
         });
-        const originals = new Set(
-          h.sim.listPods('bookinfo', { app }).map((pod: any) => pod.metadata.uid as string),
-        );
-        const hit: string[] = [];
-        const stop = h.sim.onPodDeleted((pod) => hit.push(pod.uid));
-        const selector = { namespace: 'bookinfo', labels: { app }, bounceMode: mode };
-        const manifest = directive('bookinfo', app, [
-          { ...selector, maxUnavailable: 1, waitForReplicas: 2 },
-          { ...selector, maxUnavailable: '100%', waitForReplicas: 2 },
-        ]);
-        (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = concurrency;
-        h.sim.applyDirective(manifest);
-        await startOfASecond();
-        const accepted = await h.post({ directive: { namespace: 'bookinfo', name: app } });
-        expect(accepted.status).toBe(202);
-        await waitForState(h, 'bookinfo', app, 'FINISHED', 30_000);
-        stop();
-        const what = `trial ${trial}: ${kind}, ${mode}, K=${concurrency}`;
-        // Only this run makes new pods here: every pod that is no original is its replacement.
-        expect(
-          hit.filter((uid) => !originals.has(uid)),
-          what,
-        ).toEqual([]);
-        // Nor was one sent a DELETE or an eviction that did not land.
-        for (const uid of originals) everyOriginal.add(uid);
-        const requested = [...h.sim.deleteRequestsByUid().keys()];
-        expect(
-          requested.filter((uid) => !everyOriginal.has(uid)),
-          what,
-        ).toEqual([]);
-        // The originals were bounced (the run did its work).
-        expect(
-          [...originals].filter((uid) => !hit.includes(uid)),
-          what,
-        ).toEqual([]);
       }
     }
   }, 240_000);
+});
+
+describe("a run's own replacements in controller mode", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('own-replacements-ctl', {
+      env: { POLL_INTERVAL_MS: '20', WATCH_DIRECTIVES: 'true' },
+    });
+  });
+  afterAll(async () => h.close());
+
+  it('are never bounced by a later selector of a run an applied directive started', async () => {
+    for (const [index, shape] of SHAPES.entries()) {
+      await trial(h, `applied-${index}`, kindOf(1, index), shape);
+    }
+  }, 120_000);
 });
