@@ -112,6 +112,20 @@ export function sentPodsKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:sent-pods:${uid}`;
 }
 
+/**
+ * Redis key of the controller owners one run bounced a pod of, each with the second it first
+ * did (`workflow/sent-pods.ts`): a pod of that owner created in or after it is the run's own
+ * replacement.
+ */
+export function runOwnersKey(
+  prefix: string,
+  uid: string,
+  generation: number,
+  runKey: string,
+): string {
+  return `${prefix}:${QUEUE_NAME}:run-owners:${uid}:${generation}:${runKey}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

@@ -8,6 +8,7 @@ import {
   latestRunKey,
   runBudgetKey,
   runIndexKey,
+  runOwnersKey,
   runSlotsKey,
   selectorJobId,
   sentKey,
@@ -93,6 +94,7 @@ function runKeys(prefix: string, uid: string, run: IndexedRun): string[] {
     acceptedKey(prefix, uid, generation, runKey),
     sentKey(prefix, uid, generation, run.sentRunKey),
     abortKey(prefix, uid, generation, runKey),
+    runOwnersKey(prefix, uid, generation, runKey),
     ...SLOT_PARTS.map((part) => runSlotsKey(prefix, ref, part)),
   ];
 }

@@ -84,7 +84,12 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       ),
       aborts: new AbortFlags(redis, config.queuePrefix),
       lease: new BounceLease(redis, config.queuePrefix),
-      sent: new SentPods(redis, config.queuePrefix, config.readinessTimeoutSeconds * 1000),
+      sent: new SentPods(
+        redis,
+        config.queuePrefix,
+        config.readinessTimeoutSeconds * 1000,
+        config.retentionDays * 86_400_000,
+      ),
       slots: new SelectorSlots(redis, config.queuePrefix, config.retentionDays * 86_400_000),
       promote: (ids) => promoteDelayed(queue, ids),
       log: workflowLog,

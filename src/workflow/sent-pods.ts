@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { sentPodsKey } from '../queue/names.js';
+import type { PodInfo } from '../kube/pods.js';
+import { runOwnersKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
@@ -8,8 +9,11 @@ import { withLuaCommands } from '../queue/lua-commands.js';
  * Appends to the selector's field, dropping entries older than the age limit, in one step. An
  * entry whose pod the job inherited as another run's replacement is marked (`r`): it holds the
  * slot of a pod sent before it, and a later run must not count that slot twice.
- * KEYS: the hash. ARGV: the field, the oldest `since` kept, the key's TTL in ms, the new entries,
- * the job's field (what it inherited when it chose).
+ * Beside them, the run's owners: each pod's controller owner keeps the earliest second one of its
+ * pods was sent a bounce in by this run.
+ * KEYS: the hash, the run's owners. ARGV: the field, the oldest `since` kept, the key's TTL in ms,
+ * the new entries, the job's field (what it inherited when it chose), the second sent in, the
+ * owners, the run owners' TTL in ms.
  */
 const APPEND = `
 local kept = {}
@@ -33,6 +37,11 @@ for _, entry in ipairs(cjson.decode(ARGV[4])) do
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+for _, owner in ipairs(cjson.decode(ARGV[7])) do
+  local first = redis.call('HGET', KEYS[2], owner)
+  if not first or tonumber(first) > tonumber(ARGV[6]) then redis.call('HSET', KEYS[2], owner, ARGV[6]) end
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[8])
 return #kept
 `;
 
@@ -46,6 +55,30 @@ function fieldOf(data: SelectorJobData): string {
     .map(([key, value]) => `${key}=${value}`)
     .sort();
   return `${data.selector.namespace}/${labels.join(',')}`;
+}
+
+/** A controller owner as the run's owners name it: namespace, kind and name. */
+function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
+  return `${namespace}/${owner.kind}/${owner.name}`;
+}
+
+/**
+ * The seconds in which a run first sent a bounce to a pod of each controller owner (epoch ms,
+ * by `ownerKey`): what tells the run's own replacements from older pods.
+ */
+export type FirstBounces = ReadonlyMap<string, number>;
+
+/**
+ * DESIGN §4: no replacement pod is bounced by the run that caused it. A pod whose controller
+ * owner had a pod bounced by this run, created in or after the second of the first such bounce,
+ * is that replacement (a StatefulSet's too: same owner, same name, another uid), even when it
+ * was created in the second the run was accepted, where creationTimestamp alone cannot tell it
+ * from an older pod. A pod of an owner the run did not touch is no replacement of it.
+ */
+export function isOwnReplacement(pod: PodInfo, namespace: string, first: FirstBounces): boolean {
+  if (pod.owner === undefined) return false;
+  const since = first.get(ownerKey(namespace, pod.owner));
+  return since !== undefined && pod.createdAt.getTime() >= since;
 }
 
 /** The field of one job (its run and selector index) beside its selector's entries. */
@@ -66,27 +99,48 @@ export class SentPods {
     redis: Redis,
     private readonly prefix: string,
     private readonly maxAgeMs: number,
+    /** How long a run's owners are kept: past the run's end, however long it waits. */
+    private readonly runTtlMs: number,
   ) {
     this.redis = withLuaCommands<SentCommands>(redis, {
-      podBouncerAppendSent: { numberOfKeys: 1, lua: APPEND },
+      podBouncerAppendSent: { numberOfKeys: 2, lua: APPEND },
     });
   }
 
   /** Records the controlled pods of a chunk before it is sent (bare pods are never replaced). */
   async record(data: SelectorJobData, pods: readonly ChosenPod[], now = Date.now()): Promise<void> {
     const since = Math.floor(now / 1000) * 1000;
-    const entries = pods
-      .filter((pod) => pod.owner !== undefined)
-      .map((pod) => ({ u: pod.uid, s: since }));
-    if (entries.length === 0) return;
+    const controlled = pods.filter((pod) => pod.owner !== undefined);
+    if (controlled.length === 0) return;
+    const entries = controlled.map((pod) => ({ u: pod.uid, s: since }));
+    const owners = new Set(
+      pods.flatMap((pod) => (pod.owner ? [ownerKey(data.selector.namespace, pod.owner)] : [])),
+    );
     await this.redis.podBouncerAppendSent(
       sentPodsKey(this.prefix, data.directive.uid),
+      this.runOwnersKey(data),
       fieldOf(data),
       String(now - this.maxAgeMs),
       String(this.maxAgeMs),
       JSON.stringify(entries),
       jobField(data),
+      String(since),
+      JSON.stringify([...owners]),
+      String(this.runTtlMs),
     );
+  }
+
+  /**
+   * The owners this job's run sent a bounce to a pod of, any selector, with the second of the
+   * first. Read after listing the pods: a replacement listed was recorded before its pod was sent.
+   */
+  async firstBounces(data: SelectorJobData): Promise<FirstBounces> {
+    const raw = await this.redis.hgetall(this.runOwnersKey(data));
+    return new Map(Object.entries(raw).map(([owner, since]) => [owner, Number(since)]));
+  }
+
+  private runOwnersKey(data: SelectorJobData): string {
+    return runOwnersKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
 
   /** The selector's pods sent a bounce within the age limit, once each, by any run. */

@@ -3,6 +3,7 @@ import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { inheritedAtChoice } from '../others-down.js';
 import { chosenPod } from '../plan.js';
+import { isOwnReplacement } from '../sent-pods.js';
 import { assertStatusFits } from '../status-size.js';
 import { underLease } from './under-lease.js';
 
@@ -38,17 +39,22 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   // A LIST, not the watch cache: it must show the pods an older run's batch just took down.
   const pods = await deps.kube.listPods(data.selector.namespace, data.selector.labels);
   const cutoff = acceptanceCutoff(data.acceptedAt);
-  const picked = pods.filter((pod) => needsBounce(pod, issuedAt, cutoff));
+  const sent = deps.sent;
+  // Read after the LIST: every replacement it shows was recorded before its pod was sent.
+  const first = (await sent?.firstBounces(data)) ?? new Map<string, number>();
+  const picked = pods.filter(
+    (pod) =>
+      needsBounce(pod, issuedAt, cutoff) && !isOwnReplacement(pod, data.selector.namespace, first),
+  );
   const chosen = picked.map(chosenPod);
   // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.
-  const sent = deps.sent;
   if (sent !== undefined) {
     await sent.keepInherited(data, inheritedAtChoice(await sent.list(data), picked));
   }
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;
   context.note(
-    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating, or created after issuedAt or after the run was accepted)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
+    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating, or created after issuedAt or after the run was accepted, or replacements of its own bounces)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
   );
   return chosen;
 }
