@@ -29,6 +29,7 @@ import {
   type NamedToken,
 } from './config/credentials.js';
 import { EVERY_NAMESPACE, NAMESPACE_PATTERN, SERVICE_ACCOUNT_PATTERN } from './config/variables.js';
+import { alertNames } from './gates/alert-names.js';
 import type { Gate } from './gates/types.js';
 import { FIELD_MANAGER_MAX_LENGTH, inlineFieldManager } from './kube/field-manager.js';
 import { parseWindowsText } from './gates/windows.js';
@@ -305,11 +306,10 @@ function gates(env: Env): GatesConfig {
     if (prometheusUrl === undefined) {
       throw new ConfigError('GATE_ALERTS needs PROMETHEUS_URL, the Prometheus it asks for alerts.');
     }
-    try {
-      new RegExp(`^(?:${alerts})$`);
-    } catch {
+    const compiled = alertNames(alerts);
+    if ('problem' in compiled) {
       throw new ConfigError(
-        `GATE_ALERTS must be a regular expression of alert names, not "${alerts}".`,
+        `GATE_ALERTS must be an RE2 regular expression of alert names (as PromQL's =~), not "${alerts}": ${compiled.problem}.`,
       );
     }
     installation.push({ alerts });

@@ -1,6 +1,7 @@
 /** The syntax of `spec.gates`, checked at ingest (422) as the CRD schema cannot. */
 
 import { isRecord } from '../records.js';
+import { alertNames } from './alert-names.js';
 import type { Gate, GateWindow } from './types.js';
 import { windowProblem } from './windows.js';
 
@@ -17,10 +18,12 @@ function checkRegex(pattern: unknown, field: string, problems: GateProblem[]): v
     problems.push({ field, message: 'must be a non-empty regular expression' });
     return;
   }
-  try {
-    new RegExp(`^(?:${pattern})$`);
-  } catch (error) {
-    problems.push({ field, message: `is not a regular expression: ${(error as Error).message}` });
+  const compiled = alertNames(pattern);
+  if ('problem' in compiled) {
+    problems.push({
+      field,
+      message: `is not an RE2 regular expression (as PromQL's =~): ${compiled.problem}`,
+    });
   }
 }
 

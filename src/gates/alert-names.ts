@@ -1,0 +1,23 @@
+/**
+ * The regex of an alerts gate, with PromQL's `=~` semantics: RE2 syntax, matched against the
+ * whole alert name, `.` matching a newline too (Prometheus compiles `^(?s:<regex>)$`). RE2 matches
+ * in time linear in the name, so a directive author's regex cannot stall the event loop the way a
+ * backtracking engine can (`Kube(\w|\w|\w)*Z`); backreferences and lookarounds do not exist in it.
+ */
+
+import { RE2JS, RE2JSException } from 're2js';
+
+/** A compiled regex of alert names, or why RE2 refuses it. */
+export type AlertNames = { matches(alertname: string): boolean } | { problem: string };
+
+export function alertNames(pattern: string): AlertNames {
+  try {
+    // Without flags first: with DOTALL the library quotes the pattern prefixed with `(?s)`.
+    RE2JS.compile(pattern);
+    const compiled = RE2JS.compile(pattern, RE2JS.DOTALL);
+    return { matches: (alertname) => compiled.testExact(alertname) };
+  } catch (error) {
+    if (error instanceof RE2JSException) return { problem: error.message };
+    throw error;
+  }
+}
