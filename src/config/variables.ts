@@ -500,7 +500,7 @@ export const VARIABLES: readonly Variable[] = [
     group: 'Gates and soak',
     schema: text(),
     roles: BOTH,
-    doc: 'an alerts gate (a regex of alert names) applied to every directive',
+    doc: 'an alerts gate (an RE2 regex of alert names, as PromQL =~) applied to every directive',
     chart: config,
   },
   {

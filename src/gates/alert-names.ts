@@ -1,8 +1,9 @@
 /**
  * The regex of an alerts gate, with PromQL's `=~` semantics: RE2 syntax, matched against the
- * whole alert name, `.` matching a newline too (Prometheus compiles `^(?s:<regex>)$`). RE2 matches
- * in time linear in the name, so a directive author's regex cannot stall the event loop the way a
- * backtracking engine can (`Kube(\w|\w|\w)*Z`); backreferences and lookarounds do not exist in it.
+ * whole alert name, `.` matching a newline too (as since Prometheus 3.0, which compiles
+ * `^(?s:<regex>)$`). RE2 matches in time linear in the name, so a directive author's regex cannot
+ * stall the event loop the way a backtracking engine can (`Kube(\w|\w|\w)*Z`); backreferences
+ * and lookarounds do not exist in it.
  */
 
 import { RE2JS, RE2JSException } from 're2js';

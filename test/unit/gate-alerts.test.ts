@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { alertNames } from '../../src/gates/alert-names.js';
+import { GateJudge } from '../../src/gates/judge.js';
+import { PrometheusClient } from '../../src/gates/prometheus.js';
 import { checkGates, type GateProblem } from '../../src/gates/validate.js';
 
 function matcher(pattern: string): (alertname: string) => boolean {
@@ -32,7 +34,7 @@ describe('an alerts regex', () => {
     expect(matcher('A|B')('AB')).toBe(false);
     expect(matcher('(?i)kubepod.*')('KubePodCrashLooping')).toBe(true);
     expect(matcher('.*')('')).toBe(true);
-    // Prometheus compiles `^(?s:…)$`: `.` matches a newline too.
+    // Prometheus 3 compiles `^(?s:…)$`: `.` matches a newline too.
     expect(matcher('a.b')('a\nb')).toBe(true);
   });
 
@@ -85,5 +87,16 @@ describe('an alerts regex', () => {
     ).toMatchObject({
       installation: [{ alerts: '(?i)meshdown' }],
     });
+  });
+
+  it('keeps a gate stored before with a regex RE2 refuses closed, saying why', async () => {
+    // Nothing listens on port 9: the verdict comes before any request.
+    const client = new PrometheusClient({ url: 'http://127.0.0.1:9' });
+    const judge = new GateJudge({ intervalMs: 30_000, prometheus: client });
+    expect(await judge.judge([{ alerts: '(?=Kube)K.*' }])).toMatchObject({
+      open: false,
+      why: expect.stringMatching(/^not an RE2 regex: .*invalid or unsupported Perl syntax/),
+    });
+    expect(client.requests).toBe(0);
   });
 });
