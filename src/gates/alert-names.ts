@@ -13,12 +13,20 @@ export type AlertNames = { matches(alertname: string): boolean } | { problem: st
 
 export function alertNames(pattern: string): AlertNames {
   try {
-    // Without flags first: with DOTALL the library quotes the pattern prefixed with `(?s)`.
-    RE2JS.compile(pattern);
     const compiled = RE2JS.compile(pattern, RE2JS.DOTALL);
     return { matches: (alertname) => compiled.testExact(alertname) };
   } catch (error) {
-    if (error instanceof RE2JSException) return { problem: error.message };
-    throw error;
+    if (!(error instanceof RE2JSException)) throw error;
+    return { problem: reasonWithoutFlags(pattern) ?? error.message };
+  }
+}
+
+/** RE2's reason as the author wrote the regex: with DOTALL the library quotes it after `(?s)`. */
+function reasonWithoutFlags(pattern: string): string | undefined {
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (error) {
+    return error instanceof RE2JSException ? error.message : undefined;
   }
 }
