@@ -1,5 +1,6 @@
 /** The gates every directive gets (GATE_ALERTS, GATE_WINDOWS), and the Prometheus they ask. */
 
+import { alertNames } from '../gates/alert-names.js';
 import type { Gate } from '../gates/types.js';
 import { parseWindowsText } from '../gates/windows.js';
 import { ConfigError, readHttpUrl, readInteger, readText, type Env } from './environment.js';
@@ -20,11 +21,10 @@ function alertsGate(env: Env, prometheusUrl: string | undefined): Gate | undefin
   if (prometheusUrl === undefined) {
     throw new ConfigError('GATE_ALERTS needs PROMETHEUS_URL, the Prometheus it asks for alerts.');
   }
-  try {
-    new RegExp(`^(?:${alerts})$`);
-  } catch {
+  const compiled = alertNames(alerts);
+  if ('problem' in compiled) {
     throw new ConfigError(
-      `GATE_ALERTS must be a regular expression of alert names, not "${alerts}".`,
+      `GATE_ALERTS must be an RE2 regular expression of alert names (as PromQL's =~), not "${alerts}": ${compiled.problem}.`,
     );
   }
   return { alerts };

@@ -6,6 +6,7 @@
 
 import { gateVerdicts } from '../metrics/registry.js';
 import type { GatesConfig } from '../config.js';
+import { alertNames } from './alert-names.js';
 import { PrometheusClient, PrometheusError, type QueryResult } from './prometheus.js';
 import {
   describeGate,
@@ -111,9 +112,11 @@ export class GateJudge {
     const prometheus = this.settings.prometheus;
     if (prometheus === undefined) return { open: false, why: 'PROMETHEUS_URL is not set' };
     if ('alerts' in gate) {
-      const pattern = new RegExp(`^(?:${gate.alerts})$`);
+      const pattern = alertNames(gate.alerts);
+      // Ingest and start-up refuse what RE2 does not compile; a run accepted before fails safe.
+      if ('problem' in pattern) return { open: false, why: `not an RE2 regex: ${pattern.problem}` };
       const firing = (await prometheus.alerts())
-        .filter((alert) => alert.state === 'firing' && pattern.test(alert.alertname))
+        .filter((alert) => alert.state === 'firing' && pattern.matches(alert.alertname))
         .map((alert) => alert.alertname);
       if (firing.length === 0) return { open: true };
       const names = [...new Set(firing)].sort();

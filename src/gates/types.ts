@@ -16,7 +16,7 @@ export interface GateWindow {
 }
 
 export interface AlertsGate {
-  /** Closed while a firing alert's name matches this regex as a whole. */
+  /** Closed while a firing alert's name matches this RE2 regex as a whole (PromQL's `=~`). */
   alerts: string;
 }
 

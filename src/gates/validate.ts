@@ -2,6 +2,7 @@
 
 import type { Problem } from '../problem.js';
 import { isRecord } from '../records.js';
+import { alertNames } from './alert-names.js';
 import type { Gate, GateWindow } from './types.js';
 import { windowProblem } from './windows.js';
 
@@ -13,10 +14,12 @@ function checkRegex(pattern: unknown, field: string, problems: Problem[]): void 
     problems.push({ field, message: 'must be a non-empty regular expression' });
     return;
   }
-  try {
-    new RegExp(`^(?:${pattern})$`);
-  } catch (error) {
-    problems.push({ field, message: `is not a regular expression: ${(error as Error).message}` });
+  const compiled = alertNames(pattern);
+  if ('problem' in compiled) {
+    problems.push({
+      field,
+      message: `is not an RE2 regular expression (as PromQL's =~): ${compiled.problem}`,
+    });
   }
 }
 

@@ -120,7 +120,7 @@ describe('controller mode', () => {
   });
 
   it('refuses a directive that cannot run: FAILED, observedGeneration, error and a Refused Warning', async () => {
-    // A selector outside ALLOWED_NAMESPACES (403 for a sender), and a gate without PROMETHEUS_URL (422).
+    // A selector outside ALLOWED_NAMESPACES (403 for a sender), a gate without PROMETHEUS_URL (422).
     h.sim.applyDirective(
       directive(NS, 'outside', [{ namespace: 'kube-system', labels: { app: 'dns' } }]),
     );
@@ -128,9 +128,18 @@ describe('controller mode', () => {
       ...directive(NS, 'gated', [{ namespace: NS, labels: { app: 'web' } }]),
       spec: { podsToBounce: [{ namespace: NS, labels: { app: 'web' } }], gates: [{ alerts: 'X' }] },
     });
+    // An alerts regex RE2 does not compile (a lookahead), as PromQL's =~ would not.
+    h.sim.applyDirective({
+      ...directive(NS, 'lookahead', [{ namespace: NS, labels: { app: 'web' } }]),
+      spec: {
+        podsToBounce: [{ namespace: NS, labels: { app: 'web' } }],
+        gates: [{ alerts: '(?!Watchdog).*' }],
+      },
+    });
     for (const [name, cause] of [
       ['outside', /ALLOWED_NAMESPACES/],
       ['gated', /PROMETHEUS_URL/],
+      ['lookahead', /spec\.gates\[0\]\.alerts.*RE2.*unsupported Perl syntax/],
     ] as const) {
       const failed = await waitForState(h, NS, name, 'FAILED');
       expect(failed.status.observedGeneration).toBe(failed.metadata.generation);

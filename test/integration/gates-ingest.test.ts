@@ -1,5 +1,6 @@
-// spec.gates and soakSeconds at ingest: a malformed gate, or an alerts or query gate without
-// PROMETHEUS_URL, is a 422 that names the field, and nothing is applied or enqueued.
+// spec.gates and soakSeconds at ingest: a malformed gate (an alerts regex RE2 does not compile
+// among them), or an alerts or query gate without PROMETHEUS_URL, is a 422 that names the field,
+// and nothing is applied or enqueued.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { directive, startHarness, type Harness } from '../support/harness.js';
@@ -48,6 +49,13 @@ describe('gates at ingest', () => {
       [[{ windows: [{ start: '02:00', end: '25:00' }] }], {}, /spec\.gates\[0\]\.windows\[0\]/],
       [[{ windows: [{ start: '02:00', end: '05:00', timeZone: 'Mars/Olympus' }] }], {}, /IANA/],
       [[{ alerts: 'A', windows: [] }], {}, /spec\.gates\[0\].*exactly one/],
+      // The regex is RE2's, as PromQL's =~: no backreferences, no lookarounds.
+      [[{ alerts: '(Kube)\\1' }], {}, /spec\.gates\[0\]\.alerts.*RE2.*invalid escape sequence/],
+      [
+        [{ alerts: '(?!Watchdog).*' }],
+        {},
+        /spec\.gates\[0\]\.alerts.*RE2.*unsupported Perl syntax/,
+      ],
       [undefined, { soakSeconds: -1 }, /spec\.podsToBounce\[0\]\.soakSeconds/],
     ];
     for (const [gates, extra, message] of cases) {

@@ -1,6 +1,7 @@
 // Alerts and query gates judged by a real Prometheus (Debian's package; .ci/run installs it): a
-// firing alert closes, a pending one does not; a query must give one sample within its bounds; an
-// unreachable, slow or erroring Prometheus is a closed gate; one request per gate per interval.
+// firing alert closes, a pending one does not, names match as Prometheus's own regexes match them;
+// a query must give one sample within its bounds; an unreachable, slow or erroring Prometheus is
+// a closed gate; one request per gate per interval.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -64,6 +65,33 @@ describe.skipIf(prometheus === undefined)('gates judged by a real Prometheus', (
     // As PromQL's =~: anchored, so a part of the name does not match.
     expect(await judge.judge([{ alerts: 'Istio' }])).toEqual({ open: true });
     expect(await judge.judge([{ alerts: 'Istio.*' }])).toMatchObject({ open: false });
+  });
+
+  it("matches alert names as Prometheus's own =~ does (RE2)", async () => {
+    const judge = judgeOf();
+    const patterns = [
+      'IstioHigh5xxRate',
+      'Istio',
+      'istio.*',
+      '(?i)istio.*',
+      'Other|Istio.*Rate',
+      '\\QIstioHigh5xxRate\\E',
+      'Istio\\w+5xx\\pLate',
+      '[[:upper:]][[:alpha:]]+5xxRate',
+    ];
+    const matched: string[] = [];
+    for (const pattern of patterns) {
+      // label_replace matches its regex against the whole label value with Prometheus's engine.
+      const named = 'label_replace(vector(1), "alertname", "IstioHigh5xxRate", "", "")';
+      const query = `label_replace(${named}, "m", "y", "alertname", ${JSON.stringify(pattern)})`;
+      const answer = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}`);
+      const body = (await answer.json()) as { data: { result: Array<{ metric: { m?: string } }> } };
+      const promMatches = body.data.result[0]?.metric.m === 'y';
+      const verdict = await judge.judge([{ alerts: pattern }]);
+      expect(verdict.open, pattern).toBe(!promMatches);
+      if (promMatches) matched.push(pattern);
+    }
+    expect(matched).toEqual(patterns.filter((pattern) => !['Istio', 'istio.*'].includes(pattern)));
   });
 
   it('opens on one sample within the bounds, and closes on anything else', async () => {

@@ -114,7 +114,7 @@ describe('loadConfig', () => {
       [{ GATE_ALERTS: 'X' }, /^GATE_ALERTS needs PROMETHEUS_URL/],
       [
         { PROMETHEUS_URL: 'http://p', GATE_ALERTS: '(' },
-        /^GATE_ALERTS must be a regular expression/,
+        /^GATE_ALERTS must be an RE2 regular expression/,
       ],
       [{ GATE_WINDOWS: 'weekdays 02:00-05:00' }, /^GATE_WINDOWS is not valid: "weekdays"/],
       [{ PROMETHEUS_URL: 'prometheus:9090' }, /^PROMETHEUS_URL must be an http/],

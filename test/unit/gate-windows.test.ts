@@ -125,7 +125,10 @@ describe('spec.gates', () => {
 
   it('names the field of each malformed gate', () => {
     expect(problems([{ alerts: '(' }])).toEqual([
-      { field: 'spec.gates[0].alerts', message: expect.stringMatching(/not a regular expression/) },
+      {
+        field: 'spec.gates[0].alerts',
+        message: expect.stringMatching(/not an RE2 regular expression/),
+      },
     ]);
     expect(problems([{ query: 'up' }])[0]).toMatchObject({
       field: 'spec.gates[0]',

@@ -32,7 +32,7 @@ export const GATES = inGroup('Gates and soak', [
     name: 'GATE_ALERTS',
     schema: text(),
     roles: BOTH,
-    doc: 'an alerts gate (a regex of alert names) applied to every directive',
+    doc: 'an alerts gate (an RE2 regex of alert names, as PromQL =~) applied to every directive',
     chart: config,
   },
   {
