@@ -68,7 +68,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       else await context.settle();
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
-      return onFailure(context, job, error);
+      return onFailure(context, job, error, token);
     }
   };
 }
