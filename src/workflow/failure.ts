@@ -1,11 +1,12 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { AbortedError, BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
+import { BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
 import { observeWaitTimedOut } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import { StatusConflictError } from '../status/writer.js';
 import type { SelectorResult, StepContext } from './context.js';
 import { endedMidRun } from './directive-check.js';
+import { endingOf, wakeHalted } from './halt.js';
 
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -78,9 +79,12 @@ async function failTerminally(context: StepContext, error: unknown): Promise<voi
   context.note(`failed: ${cause}`);
   await context.save({ waitStartedAt: undefined });
   try {
-    await context.report(
-      error instanceof AbortedError ? { kind: 'aborted' } : { kind: 'failed', cause },
-    );
+    const moment = await endingOf(context, error);
+    await context.report(moment);
+    // The first failure of a run halted by it: the selectors parked meanwhile are told now.
+    if (moment.kind === 'failed' && moment.selector === context.data.selectorIndex) {
+      await wakeHalted(context);
+    }
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');
   }
