@@ -1,8 +1,8 @@
 import { AbortedError, messageOf } from '../errors.js';
 import { selectorJobId } from '../queue/names.js';
-import { runKeyOf } from '../queue/selector-job.js';
+import { runKeyOf, type SelectorJobData } from '../queue/selector-job.js';
 import type { Moment } from '../status/moments.js';
-import type { StepContext } from './context.js';
+import type { StepContext, WorkflowDeps } from './context.js';
 
 /** How long the status write of a halt waits for a batch in flight (the lease's inline wait). */
 const QUIESCE_MS = 2000;
@@ -39,12 +39,28 @@ export async function endingOf(context: StepContext, error: unknown): Promise<Mo
 export async function wakeHalted(context: StepContext): Promise<void> {
   const { data, deps } = context;
   if (data.order === undefined || deps.promote === undefined) return;
+  await deps.promote(othersOf(data));
+}
+
+/**
+ * Whether the run is stopped for a job beginning now (`AbortFlags.stopOf`). When the selector that
+ * halted the run was retried on its own, the halt is withdrawn and the selectors it halted are
+ * retried with it: the run goes on as after the retry route.
+ */
+export async function stoppedAtStart(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
+  const stop = (await deps.aborts?.stopOf(data)) ?? 'go';
+  if (stop === 'resumed') await deps.retryFailed?.(othersOf(data));
+  return stop === 'stopped';
+}
+
+/** The job ids of the run's other selectors. */
+function othersOf(data: SelectorJobData): string[] {
   const ids: string[] = [];
   for (let index = 0; index < data.selectorCount; index += 1) {
     if (index === data.selectorIndex) continue;
     ids.push(selectorJobId(data.directive.uid, data.generation, runKeyOf(data), index));
   }
-  await deps.promote(ids);
+  return ids;
 }
 
 /** True when the watch cache's copy already says the run FAILED with this error. */

@@ -44,12 +44,30 @@ export class AbortFlags {
     return set === 'OK' ? halt : this.haltOf(data);
   }
 
+  /**
+   * Whether this job may go on. A run halted by this very selector, retried on its own (the
+   * dashboard's retry of the failed job), is resumed: the halt is withdrawn and 'resumed'
+   * answered, for the caller to retry the selectors it halted. Otherwise stopped when the run
+   * has a stop mark, aborted or halted.
+   */
+  async stopOf(data: SelectorJobData): Promise<'go' | 'stopped' | 'resumed'> {
+    const mark = await this.redis.get(this.key(data));
+    if (mark === null) return 'go';
+    if (haltIn(mark)?.selector !== data.selectorIndex) return 'stopped';
+    await this.redis.del(this.key(data));
+    return 'resumed';
+  }
+
   /** The run's halt; undefined when it is not stopped, or was aborted by an operator. */
   async haltOf(data: SelectorJobData): Promise<Halt | undefined> {
     const mark = await this.redis.get(this.key(data));
-    if (mark === null || !mark.startsWith(HALT_PREFIX)) return undefined;
-    return JSON.parse(mark.slice(HALT_PREFIX.length)) as Halt;
+    return mark === null ? undefined : haltIn(mark);
   }
+}
+
+function haltIn(mark: string): Halt | undefined {
+  if (!mark.startsWith(HALT_PREFIX)) return undefined;
+  return JSON.parse(mark.slice(HALT_PREFIX.length)) as Halt;
 }
 
 /**
