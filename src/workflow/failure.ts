@@ -78,14 +78,15 @@ async function failTerminally(context: StepContext, error: unknown): Promise<voi
   if (error instanceof WaitTimeoutError) observeWaitTimedOut(context.progress);
   context.note(`failed: ${cause}`);
   await context.save({ waitStartedAt: undefined });
+  let halting = false;
   try {
     const moment = await endingOf(context, error);
+    halting = moment.kind === 'failed' && moment.selector === context.data.selectorIndex;
     await context.report(moment);
-    // The first failure of a run halted by it: the selectors parked meanwhile are told now.
-    if (moment.kind === 'failed' && moment.selector === context.data.selectorIndex) {
-      await wakeHalted(context);
-    }
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');
   }
+  // The first failure of a run it halted: the selectors parked meanwhile are told now, whether or
+  // not the status could be written.
+  if (halting) await wakeHalted(context).catch(() => undefined);
 }
