@@ -152,8 +152,12 @@ export function runBudgetKey(prefix: string, uid: string): string {
 
 /**
  * Redis key that asks the worker to end one run (uid, generation, runKey): set by the abort route,
- * deleted by the retry route before it retries the failed job.
+ * or by a selector's terminal failure when several are in progress at once (a halt), deleted by
+ * the retry route before it retries the failed jobs.
  */
+/** How long an abort or a halt is kept: as long as the jobs it ends (the default retention). */
+export const ABORT_TTL_SECONDS = 30 * 24 * 3600;
+
 export function abortKey(prefix: string, uid: string, generation: number, runKey: string): string {
   return `${prefix}:${QUEUE_NAME}:abort:${runTag({ uid, generation, runKey })}`;
 }

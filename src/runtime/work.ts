@@ -21,7 +21,7 @@ import { StatusWriter } from '../status/writer.js';
 import { BounceLease } from '../workflow/bounce-lease.js';
 import { SentPods } from '../workflow/sent-pods.js';
 import { AbortFlags } from '../workflow/run-control.js';
-import { promoteDelayed } from '../workflow/promote.js';
+import { promoteDelayed, retryFailed } from '../workflow/promote.js';
 import { SelectorSlots } from '../workflow/selector-slots.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
@@ -92,6 +92,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       ),
       slots: new SelectorSlots(redis, config.queuePrefix, config.retentionDays * 86_400_000),
       promote: (ids) => promoteDelayed(queue, ids),
+      retryFailed: (ids) => retryFailed(queue, ids),
       log: workflowLog,
       directives: caches.directives,
       view: caches.view,

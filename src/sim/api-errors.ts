@@ -113,7 +113,11 @@ export function internalError(message: string): ApiError {
   return new ApiError(500, 'InternalError', `Internal error occurred: ${message}`);
 }
 
-export function injectedFailure(status: 500 | 503 | 429, retryAfterSeconds: number): ApiError {
+export function injectedFailure(
+  status: 500 | 503 | 429 | 409,
+  retryAfterSeconds: number,
+): ApiError {
+  if (status === 409) return conflict('object', 'injected', STALE_OBJECT);
   if (status === 429) {
     return new ApiError(
       429,

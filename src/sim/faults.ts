@@ -22,6 +22,8 @@ const NONE: FaultDecision = { latencyMs: 0, afterEffect: false };
 
 export class FaultInjector {
   private spec: FaultSpec | null = null;
+  /** Failures injected under the current spec (for its `limit`). */
+  private injected = 0;
   private readonly random: () => number;
 
   constructor(seed: number) {
@@ -33,6 +35,12 @@ export class FaultInjector {
       throw new Error('FaultSpec.errorRate must be between 0 and 1');
     }
     this.spec = spec ? structuredClone(spec) : null;
+    this.injected = 0;
+  }
+
+  /** Drawn first, then bounded by `limit`, so that a limit does not change the draws. */
+  private fails(spec: FaultSpec): boolean {
+    return draws(spec, this.random) && this.injected < (spec.limit ?? Infinity);
   }
 
   decide(target: RequestTarget): FaultDecision {
@@ -40,9 +48,8 @@ export class FaultInjector {
     if (!spec || !applies(spec, target)) return NONE;
     const latencyMs = spec.latencyMs ?? 0;
     const afterEffect = spec.afterEffect ?? false;
-    // Draw only for requests that can fail, so a fault sequence replays from the seed.
-    const fails = (spec.errorRate ?? 0) > 0 && this.random() < (spec.errorRate ?? 0);
-    if (!fails) return { latencyMs, afterEffect };
+    if (!this.fails(spec)) return { latencyMs, afterEffect };
+    this.injected += 1;
     const retryAfterSeconds = spec.retryAfterSeconds ?? 1;
     const status = spec.status ?? 500;
     return {
@@ -52,6 +59,11 @@ export class FaultInjector {
       retryAfterSeconds: status === 429 ? retryAfterSeconds : undefined,
     };
   }
+}
+
+/** Whether this request fails: drawn only for requests that can, so a sequence replays from the seed. */
+function draws(spec: FaultSpec, random: () => number): boolean {
+  return (spec.errorRate ?? 0) > 0 && random() < (spec.errorRate ?? 0);
 }
 
 function applies(spec: FaultSpec, target: RequestTarget): boolean {

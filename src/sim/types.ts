@@ -65,8 +65,11 @@ export interface WorkloadRollout {
 export interface FaultSpec {
   /** Share (0..1) of matching requests that fail. */
   errorRate?: number;
-  /** Status of injected failures; default 500. 429 carries Retry-After. */
-  status?: 500 | 503 | 429;
+  /**
+   * Status of injected failures; default 500. 429 carries Retry-After; 409 is the API server's
+   * stale-resourceVersion conflict ("the object has been modified").
+   */
+  status?: 500 | 503 | 429 | 409;
   retryAfterSeconds?: number;
   /** Latency added to matching requests (watches: before the stream starts). */
   latencyMs?: number;
@@ -79,6 +82,8 @@ export interface FaultSpec {
    * gets the error, as when a response is lost. Default false.
    */
   afterEffect?: boolean;
+  /** At most this many failures are injected, then none (default: no bound). */
+  limit?: number;
 }
 
 export interface RequestLogEntry {

@@ -43,7 +43,8 @@ export type Moment =
   | { kind: 'paused'; counts: Counts }
   | { kind: 'resumed'; counts: Counts }
   | { kind: 'finished' }
-  | { kind: 'failed'; cause: string }
+  /** `selector`: the one the run failed by, when it is not this one (a halted run, K > 1). */
+  | { kind: 'failed'; cause: string; selector?: number }
   | { kind: 'aborted' };
 
 /** Moments that only refresh a message: written at most every 2 s per directive, with no Event. */
@@ -133,8 +134,13 @@ function notYetBouncing(current: DirectiveStatus, fresh: boolean): boolean {
   return fresh || current.state !== 'BOUNCING_PODS' || (current.error ?? '') !== '';
 }
 
-function endedStatus(run: RunRef, reason: 'Failed' | 'Aborted', cause: string): DesiredStatus {
-  const error = `selector ${run.selectorIndex}: ${cause}`;
+function endedStatus(
+  run: RunRef,
+  reason: 'Failed' | 'Aborted',
+  cause: string,
+  selector = run.selectorIndex,
+): DesiredStatus {
+  const error = `selector ${selector}: ${cause}`;
   return {
     ...base(run),
     state: 'FAILED',
@@ -250,7 +256,7 @@ const BUILDERS: { [K in Moment['kind']]: Builder<K> } = {
     ),
   finished: (run, _moment, now) => finished(run, now),
   failed: (run, moment, now) =>
-    announced('failed', endedStatus(run, 'Failed', moment.cause), now, {
+    announced('failed', endedStatus(run, 'Failed', moment.cause, moment.selector), now, {
       reason: 'Failed',
       warning: true,
     }),

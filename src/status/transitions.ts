@@ -75,9 +75,10 @@ function isNewRun(current: DirectiveStatus, desired: DesiredStatus): boolean {
 }
 
 /**
- * With several selectors in progress at once, one may fail while the others go on: their progress
- * still records their pods, but the run stays FAILED, naming the failed selector, until that one
- * is retried (its own progress then says BOUNCING_PODS again).
+ * With several selectors in progress at once, one may fail while others still report (until they
+ * see the halt, or once retried before it): their progress still records their pods, but the run
+ * stays FAILED, naming the failed selector, until that one is retried (its own progress then says
+ * BOUNCING_PODS again).
  */
 function failedByAnother(current: DirectiveStatus, desired: DesiredStatus): boolean {
   if (current.state !== 'FAILED' || desired.state !== 'BOUNCING_PODS') return false;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, TransientError } from '../errors.js';
 import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.js';
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
@@ -28,6 +28,30 @@ export interface StatusWriterOptions {
 }
 
 const MAX_CONFLICTS = 10;
+/** The ceiling of the pause before the n-th re-read: doubled each time, up to CONFLICT_MAX_MS. */
+const CONFLICT_FIRST_MS = 10;
+const CONFLICT_MAX_MS = 500;
+
+/**
+ * A status write that still conflicted after MAX_CONFLICTS re-reads: other writers of the same
+ * directive (several selectors at once) kept winning. Never a verdict on the directive: retryable,
+ * so the job's step runs again later, and its message carries no API server text, which must not
+ * end up in `status.error`.
+ */
+export class StatusConflictError extends TransientError {
+  constructor(describe: string) {
+    super(`status write (${describe}) still conflicted after ${MAX_CONFLICTS} re-reads`);
+  }
+}
+
+/**
+ * Full jitter: writers that collided do not all read and write again in the same instant
+ * (several selectors of one directive write its status at once).
+ */
+function conflictPause(attempt: number): Promise<void> {
+  const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_FIRST_MS * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
 
 /** The run a write is for: a newer generation or another uid is never written. */
 export type WriteTarget = TransitionWritten['target'];
@@ -52,7 +76,8 @@ export type StatusCalls = Pick<
 /**
  * Writes status like a controller: read, check the directive still is the generation (and uid)
  * the caller works for, merge-patch `/status` with the resourceVersion just read, and on 409 read
- * again and re-apply the transition. A newer generation, a status that tells a later run of the
+ * again (after a short jittered pause) and re-apply the transition; past MAX_CONFLICTS it throws
+ * the retryable StatusConflictError. A newer generation, a status that tells a later run of the
  * same generation, or a deleted directive is never written.
  */
 export class StatusWriter {
@@ -115,11 +140,13 @@ export class StatusWriter {
         const written = await this.write(target, transition, directive, patch);
         return { outcome: 'written', directive: written };
       } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= MAX_CONFLICTS) throw error;
+        if (!(error instanceof ConflictError)) throw error;
+        if (attempt >= MAX_CONFLICTS) throw new StatusConflictError(transition.describe);
         this.log.debug(
           { attempt, transition: transition.describe },
           'status write conflicted; re-reading',
         );
+        await conflictPause(attempt);
       }
     }
   }

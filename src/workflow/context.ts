@@ -61,6 +61,8 @@ export interface WorkflowDeps {
   slots?: SelectorSlots;
   /** Promotes delayed jobs by id now (a parked selector that may go on); errors are ignored. */
   promote?: (jobIds: string[]) => Promise<void>;
+  /** Retries the failed jobs by id (the selectors a halt stopped, when it is withdrawn). */
+  retryFailed?: (jobIds: string[]) => Promise<void>;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */

@@ -1,25 +1,39 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { AbortedError, BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
+import { BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
 import { observeWaitTimedOut } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
+import { selectorBackoff } from '../queue/selector-backoff.js';
+import { StatusConflictError } from '../status/writer.js';
 import type { SelectorResult, StepContext } from './context.js';
 import { endedMidRun } from './directive-check.js';
+import { endingOf, wakeHalted } from './halt.js';
 
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
-/** Delayed stays delayed; a chain nobody wants ends quietly; transient retries; the rest fails. */
+/**
+ * Attempts made before a status write that kept conflicting is run again: its delay is the
+ * worker's backoff after that many (about 2 to 4 s), jittered.
+ */
+const CONFLICT_RERUN_ATTEMPTS = 3;
+
+/**
+ * Delayed stays delayed; a chain nobody wants ends quietly; a status write that kept conflicting
+ * runs the step again later; transient retries; the rest fails.
+ */
 export async function onFailure(
   context: StepContext,
   job: Job<SelectorJobData>,
   error: unknown,
+  token?: string,
 ): Promise<SelectorResult> {
   if (error instanceof DelayedError) throw error;
   // What the run staged (a batch's bounced pods) saves the re-run a look at them; best effort.
   await context.flush().catch(() => undefined);
   const ended = await endedMidRun(context.deps, job, error, context.log);
   if (ended !== undefined) return ended;
+  if (error instanceof StatusConflictError) return rerunLater(context, job, error, token);
   if (!(error instanceof BouncerError)) {
     // Not a verdict on the directive: Redis or BullMQ trouble (a lock lost in a failover, a
     // dropped connection). Handed back to BullMQ as is: the job is retried or, with its lock gone,
@@ -39,6 +53,22 @@ export async function onFailure(
 }
 
 /**
+ * Other writers of the directive's status kept winning (DESIGN §4: a 409 means re-read and
+ * retry): never a verdict on the directive, so no attempt is used up. The job runs again from its
+ * persisted progress after a jittered delay, as a wait's re-check does.
+ */
+async function rerunLater(
+  context: StepContext,
+  job: Job<SelectorJobData>,
+  error: StatusConflictError,
+  token: string | undefined,
+): Promise<never> {
+  context.log.warn({ err: error }, 'status write kept conflicting; the step runs again later');
+  await job.moveToDelayed(Date.now() + selectorBackoff(CONFLICT_RERUN_ATTEMPTS), token);
+  throw new DelayedError();
+}
+
+/**
  * Records the failure where a person will look (status, Event, job log) and clears the wait clock,
  * so that an admin's retry starts a fresh wait from the same step instead of re-bouncing.
  */
@@ -48,11 +78,15 @@ async function failTerminally(context: StepContext, error: unknown): Promise<voi
   if (error instanceof WaitTimeoutError) observeWaitTimedOut(context.progress);
   context.note(`failed: ${cause}`);
   await context.save({ waitStartedAt: undefined });
+  let halting = false;
   try {
-    await context.report(
-      error instanceof AbortedError ? { kind: 'aborted' } : { kind: 'failed', cause },
-    );
+    const moment = await endingOf(context, error);
+    halting = moment.kind === 'failed' && moment.selector === context.data.selectorIndex;
+    await context.report(moment);
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');
   }
+  // The first failure of a run it halted: the selectors parked meanwhile are told now, whether or
+  // not the status could be written.
+  if (halting) await wakeHalted(context).catch(() => undefined);
 }

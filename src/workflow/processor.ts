@@ -9,6 +9,7 @@ import { jobLease } from './bounce-lease.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertJobNamespacesAllowed, currentDirective } from './directive-check.js';
 import { onFailure } from './failure.js';
+import { stoppedAtStart } from './halt.js';
 import { runSteps } from './runner.js';
 import { runSummary } from './run-summary.js';
 import { HeldReports } from './held-reports.js';
@@ -45,7 +46,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     });
     deps.wakeups?.forget(job.id);
     // The abort mark and the latest run are read in the same round trip.
-    const aborted = deps.aborts?.isAborted(data);
+    const aborted = deps.aborts === undefined ? undefined : stoppedAtStart(deps, data);
     aborted?.catch(() => undefined);
     const directive = await currentDirective(deps, data);
     if (typeof directive === 'string') {
@@ -68,7 +69,7 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       else await context.settle();
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
-      return onFailure(context, job, error);
+      return onFailure(context, job, error, token);
     }
   };
 }

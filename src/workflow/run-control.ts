@@ -1,20 +1,73 @@
 import type { Redis } from 'ioredis';
 import { isPaused } from '../directive/paused.js';
-import { abortKey } from '../queue/names.js';
+import { ABORT_TTL_SECONDS, abortKey } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { StepContext } from './context.js';
 
-/** The abort route's marks in Redis: one key per run (uid, generation, runKey). */
+/** A run halted by a selector's terminal failure: the selector that failed first, and why. */
+export interface Halt {
+  selector: number;
+  cause: string;
+}
+
+/** How a halt reads in the abort key; the abort route writes a time there instead. */
+const HALT_PREFIX = 'halt ';
+
+/**
+ * The run's stop mark in Redis, one key per run (uid, generation, runKey): an operator's abort,
+ * or a halt, written by the first selector that fails terminally while several may be in progress
+ * (DESIGN §4: a terminal cause fails the job and the chain stops there). Either way each job
+ * stops before its next batch and fails; the retry route deletes the mark and retries them all.
+ */
 export class AbortFlags {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {}
 
-  async isAborted(data: SelectorJobData): Promise<boolean> {
-    const key = abortKey(this.prefix, data.directive.uid, data.generation, data.runKey);
-    return (await this.redis.exists(key)) === 1;
+  private key(data: SelectorJobData): string {
+    return abortKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
+
+  async isAborted(data: SelectorJobData): Promise<boolean> {
+    return (await this.redis.exists(this.key(data))) === 1;
+  }
+
+  /**
+   * Halts the run for `halt` unless it is stopped already. Answers the run's halt: this one, an
+   * earlier selector's (the first failure is the one the status names), or undefined when an
+   * operator aborted the run.
+   */
+  async halt(data: SelectorJobData, halt: Halt): Promise<Halt | undefined> {
+    const mark = `${HALT_PREFIX}${JSON.stringify(halt)}`;
+    const set = await this.redis.set(this.key(data), mark, 'EX', ABORT_TTL_SECONDS, 'NX');
+    return set === 'OK' ? halt : this.haltOf(data);
+  }
+
+  /**
+   * Whether this job may go on. A run halted by this very selector, retried on its own (the
+   * dashboard's retry of the failed job), is resumed: the halt is withdrawn and 'resumed'
+   * answered, for the caller to retry the selectors it halted. Otherwise stopped when the run
+   * has a stop mark, aborted or halted.
+   */
+  async stopOf(data: SelectorJobData): Promise<'go' | 'stopped' | 'resumed'> {
+    const mark = await this.redis.get(this.key(data));
+    if (mark === null) return 'go';
+    if (haltIn(mark)?.selector !== data.selectorIndex) return 'stopped';
+    await this.redis.del(this.key(data));
+    return 'resumed';
+  }
+
+  /** The run's halt; undefined when it is not stopped, or was aborted by an operator. */
+  async haltOf(data: SelectorJobData): Promise<Halt | undefined> {
+    const mark = await this.redis.get(this.key(data));
+    return mark === null ? undefined : haltIn(mark);
+  }
+}
+
+function haltIn(mark: string): Halt | undefined {
+  if (!mark.startsWith(HALT_PREFIX)) return undefined;
+  return JSON.parse(mark.slice(HALT_PREFIX.length)) as Halt;
 }
 
 /**

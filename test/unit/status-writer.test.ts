@@ -4,9 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeGateway } from '../../src/kube/gateway.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
+import { isRetryable } from '../../src/errors.js';
 import { transitionFor } from '../../src/status/moments.js';
 import { accepted } from '../../src/status/transitions.js';
-import type { StatusWriter } from '../../src/status/writer.js';
+import { StatusConflictError, type StatusWriter } from '../../src/status/writer.js';
 import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 
 const NS = 'status';
@@ -119,5 +120,38 @@ describe('StatusWriter', () => {
     sim.resetRequests();
     expect(await writer.apply(target(created), accepted(1, 1))).toBe('unchanged');
     expect(statusPatches()).toHaveLength(0);
+  });
+
+  it('re-reads through a run of conflicts and writes; past its bound throws a retryable error without the API text', async () => {
+    const created = sim.applyDirective(directiveManifest(NS, 'contended', selectors));
+    sim.setFaults({
+      status: 409,
+      errorRate: 1,
+      methods: ['PATCH'],
+      resources: ['status'],
+      limit: 9,
+    });
+    try {
+      expect(await writer.apply(target(created), accepted(1, 1))).toBe('written');
+      expect(statusPatches().map((r) => r.status)).toEqual([...Array(9).fill(409), 200]);
+      sim.resetRequests();
+      sim.setFaults({ status: 409, errorRate: 1, methods: ['PATCH'], resources: ['status'] });
+      const finished = transitionFor(
+        {
+          generation: 1,
+          selectorIndex: 0,
+          selectorCount: 1,
+          selector: { namespace: NS, labels: {} },
+        },
+        { kind: 'finished' },
+      );
+      const error = await writer.apply(target(created), finished).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StatusConflictError);
+      expect(isRetryable(error)).toBe(true);
+      expect((error as Error).message).not.toMatch(/Operation cannot be fulfilled|modified/);
+      expect(statusPatches()).toHaveLength(10);
+    } finally {
+      sim.setFaults(null);
+    }
   });
 });

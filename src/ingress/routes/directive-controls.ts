@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { directiveKey, type Directive } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
-import { abortKey } from '../../queue/names.js';
+import { ABORT_TTL_SECONDS, abortKey } from '../../queue/names.js';
 import { runTag } from '../../queue/run-identity.js';
 import { guard, senderOf } from '../auth.js';
 import { directiveInScope } from '../bounds.js';
@@ -18,9 +18,6 @@ import {
   type DirectiveParams as Params,
 } from '../schemas.js';
 import type { RouteOptions } from './events.js';
-
-/** How long an abort request is kept: as long as the jobs it ends (the default retention). */
-const ABORT_TTL_SECONDS = 30 * 24 * 3600;
 
 function pausedView(directive: Directive): Static<typeof PausedBody> {
   return {

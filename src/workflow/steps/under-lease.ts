@@ -1,3 +1,4 @@
+import { AbortedError } from '../../errors.js';
 import type { PendingWait, StepContext } from '../context.js';
 import { countsOf } from './waits.js';
 
@@ -27,7 +28,8 @@ function leaseWait(context: StepContext): PendingWait {
 /**
  * Runs `effect` (choosing pods, sending a batch) under the directive's bounce lease
  * (`bounce-lease.ts`), given back once it is done, whatever its outcome. Refused when a newer run
- * was accepted (this run sends nothing more) or while another job holds the lease.
+ * was accepted (this run sends nothing more) or while another job holds the lease; throws
+ * AbortedError when the run was stopped.
  */
 export async function underLease<T>(
   context: StepContext,
@@ -42,6 +44,9 @@ export async function underLease<T>(
   if (answer === 'superseded') return { end: 'superseded' };
   if (answer === 'busy') return { wait: leaseWait(context) };
   try {
+    // Read again under the lease: a run stopped meanwhile (aborted, or halted by a failed
+    // selector, which takes the lease before it says FAILED) sends nothing more.
+    if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
     return { value: await effect() };
   } finally {
     // Not given back (Redis gone): it lapses with this job's BullMQ lock when the job parks or ends.
