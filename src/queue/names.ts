@@ -130,7 +130,7 @@ export function abortKey(prefix: string, uid: string, generation: number, runKey
 export function runSlotsKey(
   prefix: string,
   run: { uid: string; generation: number; runKey: string },
-  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
+  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot' | 'starting',
 ): string {
   return `${prefix}:${QUEUE_NAME}:slots:${run.uid}.g${run.generation}.r${run.runKey}:${part}`;
 }
