@@ -6,6 +6,7 @@ import { Buffer } from 'node:buffer';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../src/directive/max-unavailable.js';
 import { planBatches } from '../src/workflow/batches.js';
 import { KubeWatches } from '../src/kube/watches.js';
+import type { RequestLogEntry } from '../src/sim/types.js';
 import { createLogger } from '../src/logger.js';
 import { redisBytes } from '../test/support/redis-bytes.js';
 import { directive, startStack, state, until } from './lib/stack.js';
@@ -33,6 +34,20 @@ export interface MeshRun {
   requestsPerPod: number;
   podRequestsPerPod: number;
   podWatches: number;
+  /** The worker's requests but watches, by `METHOD resource[/subresource] status`. */
+  requestsBy: Record<string, number>;
+}
+
+/** Counts requests by method, resource (and subresource) and answer, most frequent first. */
+function countBy(
+  sent: { method: string; resource: string; subresource?: string; status: number }[],
+) {
+  const counts = new Map<string, number>();
+  for (const r of sent) {
+    const key = `${r.method} ${r.resource}${r.subresource ? `/${r.subresource}` : ''} ${r.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
 }
 
 /** Readiness waits of one selector of `pods` pods at DEFAULT_MAX_UNAVAILABLE (25 %). */
@@ -57,7 +72,18 @@ function floorOf(workloads: number, concurrency: number, ingestMs: number): numb
   return Math.round(ingestMs + (waitsOf(1, 1) + spread) * READY_MS);
 }
 
-export async function meshRun(workloads: number, concurrency: number): Promise<MeshRun> {
+export interface MeshOptions {
+  /** The worker's node flags (default: the chart's heap cap). */
+  nodeOptions?: string;
+  /** Given the worker's requests once the run is FINISHED (timelines, breakdowns). */
+  inspect?: (sent: RequestLogEntry[], started: number) => void;
+}
+
+export async function meshRun(
+  workloads: number,
+  concurrency: number,
+  options: MeshOptions = {},
+): Promise<MeshRun> {
   const stack = await startStack(`mesh${workloads}k${concurrency}`, { worker: false });
   const { sim } = stack;
   try {
@@ -110,7 +136,10 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
     const manifest = directive('gloo-mesh', 'mesh-certs', selectors);
     (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = concurrency;
     sim.applyDirective(manifest);
-    const worker = await startWorkerProcess(stack, CHART_WORKER_NODE_OPTIONS);
+    const worker = await startWorkerProcess(
+      stack,
+      options.nodeOptions ?? CHART_WORKER_NODE_OPTIONS,
+    );
     sim.resetRequests();
     const before = await redisBytes(stack.config.queuePrefix);
     const started = Date.now();
@@ -123,6 +152,7 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
     const { rss } = await worker.stop();
     const object = sim.getDirective('gloo-mesh', 'mesh-certs') as { status: unknown };
     const sent = sim.requests().filter((request) => request.user === WORKER_USER);
+    options.inspect?.(sent, started);
     const pods = 1 + 2 * GATEWAY_PODS + workloads * PODS;
     const floorMs = floorOf(workloads, concurrency, ingestMs);
     return {
@@ -144,6 +174,7 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
         2,
       ),
       podWatches: sent.filter((r) => r.watch && r.resource === 'pods').length,
+      requestsBy: countBy(sent.filter((r) => !r.watch)),
     };
   } finally {
     await stack.close();
