@@ -9,7 +9,7 @@ import { KubeWatches } from '../src/kube/watches.js';
 import type { RequestLogEntry } from '../src/sim/types.js';
 import { createLogger } from '../src/logger.js';
 import { redisBytes } from '../test/support/redis-bytes.js';
-import { directive, startStack, state, until } from './lib/stack.js';
+import { directive, startStack, state, until, type Stack } from './lib/stack.js';
 import { round } from './lib/stats.js';
 import { CHART_WORKER_NODE_OPTIONS, WORKER_USER, startWorkerProcess } from './scale.js';
 
@@ -75,6 +75,8 @@ function floorOf(workloads: number, concurrency: number, ingestMs: number): numb
 export interface MeshOptions {
   /** The worker's node flags (default: the chart's heap cap). */
   nodeOptions?: string;
+  /** Started once the event is accepted, awaited once the run is FINISHED (a watching client). */
+  alongside?: (stack: Stack) => Promise<unknown>;
   /** Given the worker's requests once the run is FINISHED (timelines, breakdowns). */
   inspect?: (sent: RequestLogEntry[], started: number) => void;
 }
@@ -146,9 +148,11 @@ export async function meshRun(
     const answer = await stack.post({ directive: { namespace: 'gloo-mesh', name: 'mesh-certs' } });
     const ingestMs = Date.now() - started;
     if (answer.status !== 202) throw new Error(`ingest answered ${answer.status}`);
+    const beside = options.alongside?.(stack);
     const queued = await redisBytes(stack.config.queuePrefix);
     await until('FINISHED', () => state(sim, 'gloo-mesh', 'mesh-certs') === 'FINISHED', 3_600_000);
     const wallMs = Date.now() - started;
+    await beside;
     const { rss } = await worker.stop();
     const object = sim.getDirective('gloo-mesh', 'mesh-certs') as { status: unknown };
     const sent = sim.requests().filter((request) => request.user === WORKER_USER);
