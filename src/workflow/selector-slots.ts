@@ -81,6 +81,8 @@ if redis.call('SISMEMBER', KEYS[1], index) == 1
   redis.call('ZREM', KEYS[3], index)
   return 1
 end
+-- Parked for a slot, it is no longer starting: its mark would keep the slots it waits for shut.
+redis.call('ZREM', KEYS[3], index)
 redis.call('ZADD', KEYS[2], tonumber(index), index)
 redis.call('PEXPIRE', KEYS[2], ttl)
 return 0

@@ -48,3 +48,37 @@ describe('SelectorSlots on Redis', () => {
     expect(await slots.stepAside(job(2))).toEqual([]);
   });
 });
+
+describe('SelectorSlots: a selector begun that finds no slot', () => {
+  const redis = new Redis(REDIS_URL);
+  const prefix = `pbtest-slots2-${randomBytes(3).toString('hex')}`;
+  const slots = new SelectorSlots(redis, prefix, 60_000);
+  afterAll(async () => {
+    await deletePrefix(prefix);
+    redis.disconnect();
+  });
+  const job = (index: number): SelectorJobData => ({
+    directive: { namespace: 'ns', name: 'd', uid: 'u2' },
+    generation: 1,
+    runKey: '0',
+    selectorIndex: index,
+    selectorCount: 4,
+    selector: { namespace: 'ns', labels: {}, waitForReplicas: 0 },
+    order: { limit: 2, barrier: false, after: -1 },
+    progress: { step: 'order' },
+  });
+
+  it('no longer counts as starting, so the next finish lets it go on', async () => {
+    expect(await slots.mayStart(job(0))).toBe('go');
+    expect(await slots.mayStart(job(1))).toBe('go');
+    // 0 stepped aside (its rootCertSync), 2 started in its place, then 0 came back and claimed.
+    await slots.stepAside(job(0));
+    expect(await slots.mayStart(job(2))).toBe('go');
+    expect(await slots.claim(job(0))).toBe(true);
+    expect(await slots.claim(job(2))).toBe(true);
+    expect(await slots.claim(job(1))).toBe(false);
+    // One done: the slot it frees is 1's, which is parked for it, not kept shut by its own mark.
+    expect((await slots.finish(job(0))).wake).toEqual([1]);
+    expect(await slots.claim(job(1))).toBe(true);
+  });
+});
