@@ -6,9 +6,10 @@ import { Buffer } from 'node:buffer';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../src/directive/max-unavailable.js';
 import { planBatches } from '../src/workflow/batches.js';
 import { KubeWatches } from '../src/kube/watches.js';
+import type { RequestLogEntry } from '../src/sim/types.js';
 import { createLogger } from '../src/logger.js';
 import { redisBytes } from '../test/support/redis-bytes.js';
-import { directive, startStack, state, until } from './lib/stack.js';
+import { directive, startStack, state, until, type Stack } from './lib/stack.js';
 import { round } from './lib/stats.js';
 import { CHART_WORKER_NODE_OPTIONS, WORKER_USER, startWorkerProcess } from './scale.js';
 
@@ -33,6 +34,20 @@ export interface MeshRun {
   requestsPerPod: number;
   podRequestsPerPod: number;
   podWatches: number;
+  /** The worker's requests but watches, by `METHOD resource[/subresource] status`. */
+  requestsBy: Record<string, number>;
+}
+
+/** Counts requests by method, resource (and subresource) and answer, most frequent first. */
+function countBy(
+  sent: { method: string; resource: string; subresource?: string; status: number }[],
+) {
+  const counts = new Map<string, number>();
+  for (const r of sent) {
+    const key = `${r.method} ${r.resource}${r.subresource ? `/${r.subresource}` : ''} ${r.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
 }
 
 /** Readiness waits of one selector of `pods` pods at DEFAULT_MAX_UNAVAILABLE (25 %). */
@@ -57,7 +72,20 @@ function floorOf(workloads: number, concurrency: number, ingestMs: number): numb
   return Math.round(ingestMs + (waitsOf(1, 1) + spread) * READY_MS);
 }
 
-export async function meshRun(workloads: number, concurrency: number): Promise<MeshRun> {
+export interface MeshOptions {
+  /** The worker's node flags (default: the chart's heap cap). */
+  nodeOptions?: string;
+  /** Started once the event is accepted, awaited once the run is FINISHED (a watching client). */
+  alongside?: (stack: Stack) => Promise<unknown>;
+  /** Given the worker's requests once the run is FINISHED (timelines, breakdowns). */
+  inspect?: (sent: RequestLogEntry[], started: number) => void;
+}
+
+export async function meshRun(
+  workloads: number,
+  concurrency: number,
+  options: MeshOptions = {},
+): Promise<MeshRun> {
   const stack = await startStack(`mesh${workloads}k${concurrency}`, { worker: false });
   const { sim } = stack;
   try {
@@ -110,19 +138,25 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
     const manifest = directive('gloo-mesh', 'mesh-certs', selectors);
     (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = concurrency;
     sim.applyDirective(manifest);
-    const worker = await startWorkerProcess(stack, CHART_WORKER_NODE_OPTIONS);
+    const worker = await startWorkerProcess(
+      stack,
+      options.nodeOptions ?? CHART_WORKER_NODE_OPTIONS,
+    );
     sim.resetRequests();
     const before = await redisBytes(stack.config.queuePrefix);
     const started = Date.now();
     const answer = await stack.post({ directive: { namespace: 'gloo-mesh', name: 'mesh-certs' } });
     const ingestMs = Date.now() - started;
     if (answer.status !== 202) throw new Error(`ingest answered ${answer.status}`);
+    const beside = options.alongside?.(stack);
     const queued = await redisBytes(stack.config.queuePrefix);
     await until('FINISHED', () => state(sim, 'gloo-mesh', 'mesh-certs') === 'FINISHED', 3_600_000);
     const wallMs = Date.now() - started;
+    await beside;
     const { rss } = await worker.stop();
     const object = sim.getDirective('gloo-mesh', 'mesh-certs') as { status: unknown };
     const sent = sim.requests().filter((request) => request.user === WORKER_USER);
+    options.inspect?.(sent, started);
     const pods = 1 + 2 * GATEWAY_PODS + workloads * PODS;
     const floorMs = floorOf(workloads, concurrency, ingestMs);
     return {
@@ -144,6 +178,7 @@ export async function meshRun(workloads: number, concurrency: number): Promise<M
         2,
       ),
       podWatches: sent.filter((r) => r.watch && r.resource === 'pods').length,
+      requestsBy: countBy(sent.filter((r) => !r.watch)),
     };
   } finally {
     await stack.close();

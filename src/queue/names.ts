@@ -97,11 +97,11 @@ export function sentKey(
 }
 
 /**
- * Redis key of a directive's bounce lease: the job that is choosing pods or sending a batch for it
- * (`workflow/bounce-lease.ts`).
+ * Redis key of a directive's bounce lease: the jobs (of one run) that are choosing pods or sending
+ * a batch for it (`workflow/bounce-lease.ts`). A hash; the string key it replaced was `bouncing:`.
  */
 export function bounceLeaseKey(prefix: string, uid: string): string {
-  return `${prefix}:${QUEUE_NAME}:bouncing:${uid}`;
+  return `${prefix}:${QUEUE_NAME}:lease:${uid}`;
 }
 
 /**
@@ -169,7 +169,7 @@ export function abortKey(prefix: string, uid: string, generation: number, runKey
 export function runSlotsKey(
   prefix: string,
   run: RunId,
-  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot',
+  part: 'done' | 'busy' | 'after' | 'barrier' | 'slot' | 'starting',
 ): string {
   return `${prefix}:${QUEUE_NAME}:slots:${runTag(run)}:${part}`;
 }

@@ -25,7 +25,7 @@ interface IndexedRun {
   sentRunKey: string;
 }
 
-const SLOT_PARTS = ['done', 'busy', 'after', 'barrier', 'slot'] as const;
+const SLOT_PARTS = ['done', 'busy', 'after', 'barrier', 'slot', 'starting'] as const;
 
 function parseMember(member: string): IndexedRun | undefined {
   const [generation, runKey, jobs, sentRunKey] = member.split(':');

@@ -2,6 +2,7 @@ import type { Directive, ObjectRef } from '../directive/types.js';
 import { describesRun } from '../queue/run-identity.js';
 import { isFinal, isProgressOnly, transitionFor, type Moment, type RunRef } from './moments.js';
 import { accepted } from './transitions.js';
+import { WriteLanes } from './write-lanes.js';
 import type { StatusWriter, WriteOutcome } from './writer.js';
 
 /** Progress messages are written at most this often per directive. */
@@ -20,14 +21,19 @@ export type Target = ObjectRef & {
  * wait's counts) are dropped when the directive was written less than 2 s ago: the next re-check
  * reports them again, so the message is late at most by that, and a busy wait costs no API budget.
  * The clock is per process; N workers write at most N messages per interval, each for its own job.
+ * Reports that come while the directive's write is in flight are written together after it
+ * (`write-lanes.ts`).
  */
 export class StatusReporter {
   private readonly lastWrite = new Map<string, number>();
+  private readonly lanes: WriteLanes;
 
   constructor(
     private readonly writer: StatusWriter,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.lanes = new WriteLanes(writer);
+  }
 
   async report(
     target: Target,
@@ -45,7 +51,7 @@ export class StatusReporter {
     // the worker's first write marks it first, so each run has its Accepted Event and
     // notification exactly once (`accepted` writes nothing over a status that describes the run).
     const outcome = describesRun(lastRead?.status, run)
-      ? await this.writer.apply(target, transition, lastRead)
+      ? await this.lanes.write(target, transition, lastRead)
       : await this.writer.applyInOrder(
           target,
           [accepted(run.generation, run.selectorCount, run.issuedAt), transition],

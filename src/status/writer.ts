@@ -1,8 +1,10 @@
 import { ConflictError, NotFoundError, TransientError } from '../errors.js';
+import { isLaterRun, runKeyOf } from '../queue/run-identity.js';
 import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.js';
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
-import { eventOf, type Transition } from './transitions.js';
+import { composed, type Composed } from './composed.js';
+import type { Transition } from './transitions.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
@@ -56,6 +58,12 @@ function conflictPause(attempt: number): Promise<void> {
 /** The run a write is for: a newer generation or another uid is never written. */
 export type WriteTarget = TransitionWritten['target'];
 
+/** One transition of a write, with the selector it is for. */
+export interface Written {
+  target: WriteTarget;
+  transition: Transition;
+}
+
 /**
  * True when the status tells a later issuance of the caller's generation than the caller's run
  * (`runKey`: its issuedAt in epoch ms, "0" for none): that run superseded the caller's, and the
@@ -64,7 +72,8 @@ export type WriteTarget = TransitionWritten['target'];
 function tellsLaterRun(status: DirectiveStatus | undefined, target: WriteTarget): boolean {
   if (target.runKey === undefined || status?.observedGeneration !== target.generation) return false;
   if (typeof status.issuedAt !== 'string') return false;
-  return Date.parse(status.issuedAt) > Number(target.runKey);
+  const told = { generation: status.observedGeneration, runKey: runKeyOf(status.issuedAt) };
+  return isLaterRun(told, { generation: target.generation, runKey: target.runKey });
 }
 
 /** The gateway calls a status write makes. */
@@ -96,7 +105,20 @@ export class StatusWriter {
     transition: Transition,
     lastRead?: Directive,
   ): Promise<WriteOutcome> {
-    return (await this.applyFrom(target, transition, lastRead)).outcome;
+    return (await this.applyFrom([{ target, transition }], lastRead)).outcome;
+  }
+
+  /**
+   * Applies several transitions of one run (the first target's uid, generation and runKey guard
+   * them all) in one merge patch, each over the status the ones before it make: one write, one
+   * Event per reason (`composed.ts`), and each transition told to the observers on its own.
+   * Returns the directive written too, for the caller's next write.
+   */
+  async applyTogether(
+    entries: Written[],
+    lastRead?: Directive,
+  ): Promise<{ outcome: WriteOutcome; directive?: Directive }> {
+    return this.applyFrom(entries, lastRead);
   }
 
   /**
@@ -112,7 +134,7 @@ export class StatusWriter {
     let anyWritten = false;
     let outcome: WriteOutcome = 'unchanged';
     for (const transition of transitions) {
-      const step = await this.applyFrom(target, transition, current);
+      const step = await this.applyFrom([{ target, transition }], current);
       outcome = step.outcome;
       if (outcome === 'stale' || outcome === 'gone') return outcome;
       anyWritten ||= outcome === 'written';
@@ -122,10 +144,10 @@ export class StatusWriter {
   }
 
   private async applyFrom(
-    target: WriteTarget,
-    transition: Transition,
+    entries: Written[],
     lastRead: Directive | undefined,
   ): Promise<{ outcome: WriteOutcome; directive?: Directive }> {
+    const target = entries[0]!.target;
     let cached = lastRead;
     for (let attempt = 1; ; attempt += 1) {
       const directive = cached ?? (await this.read(target));
@@ -134,35 +156,26 @@ export class StatusWriter {
       const { uid, generation } = directive.metadata;
       if (uid !== target.uid || generation !== target.generation) return { outcome: 'stale' };
       if (tellsLaterRun(directive.status, target)) return { outcome: 'stale' };
-      const patch = transition.patch(directive.status ?? {});
-      if (patch === undefined) return { outcome: 'unchanged', directive };
+      const change = composed(entries, directive.status ?? {});
+      if (change === undefined) return { outcome: 'unchanged', directive };
       try {
-        const written = await this.write(target, transition, directive, patch);
+        const written = await this.write(change, directive);
         return { outcome: 'written', directive: written };
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
-        if (attempt >= MAX_CONFLICTS) throw new StatusConflictError(transition.describe);
-        this.log.debug(
-          { attempt, transition: transition.describe },
-          'status write conflicted; re-reading',
-        );
+        const describe = entries.map((entry) => entry.transition.describe).join(', ');
+        if (attempt >= MAX_CONFLICTS) throw new StatusConflictError(describe);
+        this.log.debug({ attempt, transition: describe }, 'status write conflicted; re-reading');
         await conflictPause(attempt);
       }
     }
   }
 
-  /** The patch, then the Event that tells it, then the observers: in that order, once. */
-  private async write(
-    target: TransitionWritten['target'],
-    transition: Transition,
-    directive: Directive,
-    patch: DirectiveStatus,
-  ): Promise<Directive> {
-    const before = directive.status ?? {};
-    const written = await this.kube.patchDirectiveStatus(directive, patch);
-    const event = eventOf(transition, before);
-    await this.record(written, event);
-    this.notify({ target, transition, before, event, directive: written });
+  /** The patch, then the Events that tell it, then the observers: in that order, once. */
+  private async write(change: Composed<WriteTarget>, directive: Directive): Promise<Directive> {
+    const written = await this.kube.patchDirectiveStatus(directive, change.patch);
+    for (const event of change.events) await this.record(written, event);
+    for (const step of change.steps) this.notify({ ...step, directive: written });
     return written;
   }
 

@@ -6,20 +6,24 @@ import { withLuaCommands } from '../queue/lua-commands.js';
 /**
  * One run bounces at a time per directive (DESIGN §2 *Runs*). Every effect that depends on what
  * the pods are — choosing them, sending a batch of evictions or deletions — is done under the
- * directive's bounce lease in Redis, taken by one job at a time:
+ * directive's bounce lease in Redis, held by the jobs of one run at a time:
  *
  * - it is taken only by a job of the directive's latest run, decided in the same script that
  *   reads the latest-run record: once a newer run is claimed, the older one sends nothing more;
- * - a newer run chooses its pods only once the older run's batch in flight was answered (the
- *   older job gives the lease back after it), so its LIST shows those pods terminating or gone;
+ * - a newer run chooses its pods only once the older run's batches in flight were answered (the
+ *   older jobs give the lease back after them), so its LIST shows those pods terminating or gone;
+ * - jobs of the same run share it (a hash of holders): with maxConcurrentSelectors > 1 the run's
+ *   selectors send their batches side by side instead of queueing for one another, which the
+ *   guarantee, about runs, never asked of them;
  * - a holder is a job and its BullMQ lock token, and holds only while that lock is the same: a
- *   killed worker stops renewing it, and the lease lapses with it (after JOB_LOCK_MS), without a
+ *   killed worker stops renewing it, and its hold lapses with it (after JOB_LOCK_MS), without a
  *   clock of its own to outlive a slow batch. A job that moves to delayed, ends or fails drops its
- *   BullMQ lock, and so the lease.
+ *   BullMQ lock, and so its hold.
  *
- * KEYS: the lease, the latest-run record. ARGV: the job id, its lock token ('' when it has none),
- * its generation, its runKey ('' on jobs enqueued before runs had keys: the generation decides),
- * the queue's key prefix (a job's lock is `<prefix><job id>:lock`), the key's TTL in ms.
+ * KEYS: the lease (a hash: job id → "<lock token> <generation> <runKey>"), the latest-run record.
+ * ARGV: the job id, its lock token ('' when it has none), its generation, its runKey ('' on jobs
+ * enqueued before runs had keys: the generation decides), the queue's key prefix (a job's lock is
+ * `<prefix><job id>:lock`), the key's TTL in ms.
  */
 const ACQUIRE = `
 local current = redis.call('GET', KEYS[2])
@@ -28,24 +32,49 @@ if current then
   if tonumber(run.generation) ~= tonumber(ARGV[3]) then return 'superseded' end
   if ARGV[4] ~= '' and run.runKey ~= ARGV[4] then return 'superseded' end
 end
-local holder = redis.call('GET', KEYS[1])
-if holder then
-  local job, token = string.match(holder, '^(%S+) (%S*)$')
-  if job and job ~= ARGV[1] then
-    if token == '' or redis.call('GET', ARGV[5] .. job .. ':lock') == token then return 'busy' end
+local mine = ARGV[3] .. ' ' .. ARGV[4]
+local holders = redis.call('HGETALL', KEYS[1])
+for i = 1, #holders, 2 do
+  local job = holders[i]
+  if job ~= ARGV[1] then
+    local token, run = string.match(holders[i + 1], '^(%S*) (.*)$')
+    if token ~= '' and redis.call('GET', ARGV[5] .. job .. ':lock') ~= token then
+      redis.call('HDEL', KEYS[1], job)
+    elseif run ~= mine then
+      return 'busy'
+    end
   end
 end
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[6])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. mine)
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 'held'
 `;
 
-/* KEYS[1]: the lease. ARGV[1]: the job id. Given back only by its holder. */
+/* KEYS[1]: the lease. ARGV[1]: the job id. Only the job's own hold is given back. */
 const RELEASE = `
-local holder = redis.call('GET', KEYS[1])
-if holder and string.sub(holder, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
-  redis.call('DEL', KEYS[1])
-end
+redis.call('HDEL', KEYS[1], ARGV[1])
 return 1
+`;
+
+/*
+ * KEYS[1]: the lease. ARGV: the job id, the queue's key prefix. How many other jobs, of any run,
+ * hold the lease now (holds whose BullMQ lock lapsed are dropped on the way).
+ */
+const OTHERS = `
+local others = 0
+local holders = redis.call('HGETALL', KEYS[1])
+for i = 1, #holders, 2 do
+  local job = holders[i]
+  if job ~= ARGV[1] then
+    local token = string.match(holders[i + 1], '^(%S*) ')
+    if token ~= '' and redis.call('GET', ARGV[2] .. job .. ':lock') ~= token then
+      redis.call('HDEL', KEYS[1], job)
+    else
+      others = others + 1
+    end
+  end
+end
+return others
 `;
 
 /**
@@ -55,15 +84,16 @@ return 1
  */
 const LEASE_TTL_MS = 3_600_000;
 
-/** Held: the caller may choose or send. Busy: another job of the directive is doing so. */
+/** Held: the caller may choose or send. Busy: a job of another run of the directive is doing so. */
 export type LeaseAnswer = 'held' | 'superseded' | 'busy';
 
 interface LeaseCommands {
   podBouncerAcquireLease(...args: string[]): Promise<LeaseAnswer>;
   podBouncerReleaseLease(...args: string[]): Promise<number>;
+  podBouncerOtherHolders(...args: string[]): Promise<number>;
 }
 
-/** The directive bounce leases in Redis (one key per directive uid). */
+/** The directive bounce leases in Redis (one hash per directive uid). */
 export class BounceLease {
   private readonly redis: Redis & LeaseCommands;
 
@@ -74,6 +104,7 @@ export class BounceLease {
     this.redis = withLuaCommands<LeaseCommands>(redis, {
       podBouncerAcquireLease: { numberOfKeys: 2, lua: ACQUIRE },
       podBouncerReleaseLease: { numberOfKeys: 1, lua: RELEASE },
+      podBouncerOtherHolders: { numberOfKeys: 1, lua: OTHERS },
     });
   }
 
@@ -96,12 +127,27 @@ export class BounceLease {
   async release(data: SelectorJobData, jobId: string): Promise<void> {
     await this.redis.podBouncerReleaseLease(bounceLeaseKey(this.prefix, data.directive.uid), jobId);
   }
+
+  /**
+   * True when no other job holds the directive's lease: no batch of any of its runs is in flight.
+   * The run's own jobs share the lease, so taking it says nothing about them; this does.
+   */
+  async quiet(data: SelectorJobData, jobId: string): Promise<boolean> {
+    const others = await this.redis.podBouncerOtherHolders(
+      bounceLeaseKey(this.prefix, data.directive.uid),
+      jobId,
+      `${this.prefix}:${QUEUE_NAME}:`,
+    );
+    return others === 0;
+  }
 }
 
 /** One job's hold on its directive's lease, as a step sees it. */
 export interface JobLease {
   acquire(): Promise<LeaseAnswer>;
   release(): Promise<void>;
+  /** No other job holds the lease: no batch is in flight. */
+  quiet(): Promise<boolean>;
 }
 
 /** The job's lease; without a lease store (a worker without Redis for it) always held. */
@@ -112,10 +158,15 @@ export function jobLease(
   token: string | undefined,
 ): JobLease {
   if (lease === undefined) {
-    return { acquire: () => Promise.resolve('held'), release: () => Promise.resolve() };
+    return {
+      acquire: () => Promise.resolve('held'),
+      release: () => Promise.resolve(),
+      quiet: () => Promise.resolve(true),
+    };
   }
   return {
     acquire: () => lease.acquire(data, jobId, token),
     release: () => lease.release(data, jobId),
+    quiet: () => lease.quiet(data, jobId),
   };
 }

@@ -66,17 +66,13 @@ function saysAlready(context: StepContext, error: string): boolean {
 }
 
 /**
- * Waits for the batch in flight, if any, to be answered: a batch is sent under the directive's
- * bounce lease and checks the stop mark once it holds it (`steps/under-lease.ts`), so once this
- * job has taken the lease and given it back, no batch of the run is sent any more.
+ * Waits for the batches in flight, if any, to be answered: a batch is sent under the directive's
+ * bounce lease and checks the stop mark once it holds it (`steps/under-lease.ts`), and the run's
+ * selectors share that lease, so once no other job holds it no batch of the run is sent any more.
  */
 async function quiesce(context: StepContext): Promise<void> {
   const deadline = Date.now() + QUIESCE_MS;
-  try {
-    while ((await context.lease.acquire()) === 'busy' && Date.now() < deadline) {
-      await sleep(QUIESCE_POLL_MS);
-    }
-  } finally {
-    await context.lease.release().catch(() => undefined);
+  while (!(await context.lease.quiet().catch(() => true)) && Date.now() < deadline) {
+    await sleep(QUIESCE_POLL_MS);
   }
 }

@@ -88,8 +88,9 @@ describe('maxConcurrentSelectors', () => {
   }
 
   it('K = 3: barriers hold both ways and never more than 3 selectors are in progress', async () => {
-    // Slower replacements: the selectors' progress messages (at most one per 2 s) come mid-run.
-    const probe = await run('wide', 3, 700);
+    // Slower replacements: the selectors' progress messages (at most one per 2 s) come mid-run,
+    // after the writes of their choices (written together while the selectors go side by side).
+    const probe = await run('wide', 3, 2100);
     expect(probe.violations).toEqual([]);
     expect(probe.peak).toBeLessThanOrEqual(3);
     // Not one after another: the apps between the barriers did overlap.

@@ -8,7 +8,7 @@ import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { replacementsAmong, selectorPods } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
-import { slotWait } from './order.js';
+import { slotWait, stepAside } from './order.js';
 import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 
@@ -153,8 +153,9 @@ async function beforeBatch(
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
   const held = (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
+  if (held !== undefined) return stepAside(context, held);
   // The first batch takes one of the run's selector slots (maxConcurrentSelectors).
-  return held ?? (bounced.size === 0 ? await slotWait(context) : undefined);
+  return bounced.size === 0 ? await slotWait(context) : undefined;
 }
 
 /**

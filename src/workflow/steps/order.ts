@@ -1,3 +1,4 @@
+import { selectorJobId } from '../../queue/names.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
 import { countsOf } from './waits.js';
 
@@ -37,13 +38,24 @@ function orderWait(context: StepContext, what: string, status: string): PendingW
 /**
  * The first step of a job of a run with maxConcurrentSelectors > 1: it starts once the closest
  * earlier selector with waitForReplicas > 0 is done, a selector with waitForReplicas > 0 once
- * every earlier one is. A chained job (no order) has nothing to wait for here.
+ * every earlier one is, and fewer than K selectors are in progress (DESIGN §4 Order: "fewer than
+ * K of the run's selectors are in progress"). A chained job (no order) has nothing to wait for.
  */
 export async function order(context: StepContext): Promise<StepOutcome> {
   const slots = context.deps.slots;
   if (context.data.order === undefined || slots === undefined) return DONE;
-  if (await slots.mayStart(context.data)) return DONE;
-  const { after, barrier } = context.data.order;
+  const answer = await slots.mayStart(context.data);
+  if (answer === 'go') return DONE;
+  const { after, barrier, limit } = context.data.order;
+  if (answer === 'room') {
+    return {
+      wait: orderWait(
+        context,
+        `fewer than ${limit} of the run's selectors in progress or starting (maxConcurrentSelectors)`,
+        `a free slot (${limit} selectors in progress)`,
+      ),
+    };
+  }
   const what = barrier
     ? `every earlier selector to be done (waitForReplicas > 0 waits for all of them)`
     : `selector ${after} (waitForReplicas > 0) to be done`;
@@ -64,4 +76,21 @@ export async function slotWait(context: StepContext): Promise<PendingWait | unde
     `one of the run's ${limit} selector slots (maxConcurrentSelectors)`,
     `a free slot (${limit} selectors in progress)`,
   );
+}
+
+/**
+ * A selector begun that starts a wait before its first batch (its rootCertSync, a gate, a soak)
+ * gives its starting mark back, and the parked selectors that may start in its place are promoted
+ * now: a wait before the first batch holds nothing (DESIGN §4 Order). Once per wait.
+ */
+export async function stepAside(context: StepContext, held: PendingWait): Promise<PendingWait> {
+  const { data, deps, progress } = context;
+  if (data.order === undefined || deps.slots === undefined) return held;
+  if (progress.waitStartedAt !== undefined || (progress.bounced ?? []).length > 0) return held;
+  const wake = await deps.slots.stepAside(data);
+  const ids = wake.map((index) =>
+    selectorJobId(data.directive.uid, data.generation, data.runKey, index),
+  );
+  if (ids.length > 0) await deps.promote?.(ids);
+  return held;
 }

@@ -1,10 +1,13 @@
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { secretReadsOf } from '../secret-reads.js';
+import { stepAside } from './order.js';
 import { digestOf } from '../wakeups.js';
 
 /**
  * Waits until the namespace's root-cert ConfigMap carries the issuer's root certificate, so the
  * pods about to restart come back trusting the new root. Byte-exact comparison; a missing
- * ConfigMap, Secret or key means "not yet". Secret bytes never leave this function.
+ * ConfigMap, Secret or key means "not yet". The Secret is compared by its SHA-256, from a read
+ * shared with the process's other jobs that began after this run was accepted (`secret-reads.ts`).
  */
 export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
   const sync = context.data.selector.rootCertSync;
@@ -12,13 +15,14 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
   const { kube, settings } = context.deps;
   // The ConfigMap from the shared watch when synced; the Secret is only ever read by name.
   const watched = context.deps.view?.configMapKey(sync.configMapRef, sync.configMapKey);
+  const since = Date.parse(context.data.acceptedAt);
   const [secret, configMap] = await Promise.all([
-    kube.readSecretKey(sync.secretRef, sync.secretKey),
+    secretReadsOf(kube).digest(sync.secretRef, sync.secretKey, since),
     watched === undefined
       ? kube.readConfigMapKey(sync.configMapRef, sync.configMapKey)
       : Promise.resolve(watched.value),
   ]);
-  if (secret !== undefined && configMap !== undefined && Buffer.from(configMap).equals(secret)) {
+  if (secret !== undefined && configMap !== undefined && digestOf(configMap) === secret) {
     context.note(
       `root cert of ${sync.configMapRef.namespace}/${sync.configMapRef.name} matches secret ${sync.secretRef.namespace}/${sync.secretRef.name}`,
     );
@@ -31,7 +35,7 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
         ? 'ConfigMap key missing'
         : 'ConfigMap differs';
   return {
-    wait: {
+    wait: await stepAside(context, {
       what: `root cert in configmap ${sync.configMapRef.namespace}/${sync.configMapRef.name} key ${sync.configMapKey} to match secret ${sync.secretRef.namespace}/${sync.secretRef.name} key ${sync.secretKey} (${missing})`,
       status: `root cert sync (${missing})`,
       timeoutSeconds: settings.rootCertSyncTimeoutSeconds,
@@ -42,9 +46,9 @@ export async function rootCertSync(context: StepContext): Promise<StepOutcome> {
               kind: 'configMapKey' as const,
               ref: sync.configMapRef,
               key: sync.configMapKey,
-              digest: digestOf(secret),
+              digest: secret,
             },
           }),
-    },
+    }),
   };
 }
