@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Directive } from '../directive/types.js';
 import { FollowUps } from '../ingress/follow-ups.js';
 import type { AppDeps } from '../ingress/deps.js';
-import { groupCommit } from '../ingress/ingest.js';
+import { groupCommit } from '../queue/durable.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
 import type { Logger } from '../logger.js';

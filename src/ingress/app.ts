@@ -11,7 +11,7 @@ import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
 import { judgeOf } from '../gates/judge.js';
 import { FollowUps } from './follow-ups.js';
-import { groupCommit } from './ingest.js';
+import { groupCommit } from '../queue/durable.js';
 import { clientErrorHandler, sendProblem } from './http-errors.js';
 import { registerOpenApi } from './openapi.js';
 import { refuseUnknownQuery } from './query-params.js';

@@ -1,19 +1,18 @@
-import { BouncerError, TransientError } from '../errors.js';
+import { TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
 import type { EnqueueResult } from '../queue/enqueue.js';
-import { GroupCommit } from '../queue/group-commit.js';
+import { groupCommit, inRedis } from '../queue/durable.js';
 import { InlineApplies } from '../queue/inline-applies.js';
 import { runKeyOf, tooManyRunsEventKey } from '../queue/names.js';
-import { waitForReplica } from '../queue/replication.js';
 import { accepted } from '../status/transitions.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
-import { issuanceOf } from './issuance.js';
 
-const DAY_SECONDS = 24 * 3600;
+export { inRedis } from '../queue/durable.js';
+import { issuanceOf } from './issuance.js';
 
 export interface AcceptedEvent {
   directive: string;
@@ -29,51 +28,6 @@ export interface AcceptedEvent {
 export interface IgnoredEvent {
   ignored: true;
   reason: string;
-}
-
-/** Redis trouble is a 503 for the sender to retry; the flow write is atomic, so nothing is half-done. */
-export async function inRedis<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof BouncerError) throw error;
-    // The client's own words stay in the logs (the cause); the sender reads a plain sentence.
-    throw new TransientError('Redis is unreachable; try again shortly.', 5, { cause: error });
-  }
-}
-
-/**
- * A 2xx promises the jobs are durable: with a replicated master (Sentinel), that means a replica
- * has them too. A replica that does not confirm in time is a 503: the sender's retry is then
- * answered as a duplicate (nothing is enqueued twice) once the replica has caught up. Redis
- * Cluster routes WAIT by key, so it is left to the cluster's own replication there.
- */
-export async function confirmReplicated(deps: AppDeps): Promise<void> {
-  if (deps.config.redis.kind === 'cluster') return;
-  const ack = await inRedis(() => waitForReplica(deps.redis));
-  if (ack === 'timeout') {
-    throw new TransientError(
-      'No Redis replica confirmed the event in time; send it again shortly (it will not be enqueued twice).',
-      1,
-    );
-  }
-}
-
-/**
- * Enqueues runs for this app by group commit; each batch is durable (a replica confirmed it)
- * before any of its events is answered.
- */
-export function groupCommit(deps: AppDeps): GroupCommit {
-  return new GroupCommit({
-    flows: () => deps.queues.flows(),
-    redis: deps.redis,
-    prefix: deps.config.queuePrefix,
-    retentionSeconds: deps.config.retentionDays * DAY_SECONDS,
-    maxRunsPerHour: deps.config.maxRunsPerHour,
-    defaultConcurrency: deps.config.defaultMaxConcurrentSelectors,
-    ...(deps.recentRuns === undefined ? {} : { recent: deps.recentRuns }),
-    durable: () => confirmReplicated(deps),
-  });
 }
 
 /** An answer that stays true (an accepted run) is kept, so a repeat of it needs no Redis. */
