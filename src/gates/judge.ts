@@ -6,6 +6,7 @@
 
 import { gateVerdicts } from '../metrics/registry.js';
 import type { GatesConfig } from '../config.js';
+import { plainText } from '../plain-text.js';
 import { alertNames } from './alert-names.js';
 import { PrometheusClient, PrometheusError, type QueryResult } from './prometheus.js';
 import {
@@ -73,13 +74,18 @@ export class GateJudge {
     return { open: false, gate: closed.gate, name: closed.name, why: closed.why ?? '' };
   }
 
-  /** Every gate's verdict, named, in order (what a dry run shows). */
+  /**
+   * Every gate's verdict, named, in order (what a dry run shows). Its texts carry what Prometheus
+   * sent (alert names, error texts) and the gate's own regex or query: they go into the Ready
+   * message, Events and notifications, so they lose their control characters here (`plainText`).
+   */
   async verdicts(gates: readonly Gate[]): Promise<NamedVerdict[]> {
     const verdicts = await Promise.all(gates.map((gate) => this.verdictOf(gate)));
     return gates.map((gate, index) => {
       const verdict = verdicts[index]!;
-      const named = { gate, name: describeGate(gate), kind: kindOf(gate) };
-      return verdict.open ? { ...named, open: true } : { ...named, open: false, why: verdict.why };
+      const named = { gate, name: plainText(describeGate(gate)), kind: kindOf(gate) };
+      if (verdict.open) return { ...named, open: true };
+      return { ...named, open: false, why: plainText(verdict.why) };
     });
   }
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { directiveKey } from '../directive/types.js';
-import { TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import {
   cloudEventMode,
@@ -14,14 +13,16 @@ import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { HttpProblem } from './http-errors.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
-import { answeredRun, duplicateAnswer, type AnsweredRun } from './remembered-answer.js';
+import {
+  answeredRun,
+  CLAIM_TTL_SECONDS,
+  duplicateAnswer,
+  earlierAnswer,
+  type AnsweredRun,
+} from './remembered-answer.js';
 
 /** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
 const DAY_SECONDS = 24 * 3600;
-/** A claim whose holder died (crash mid-request) is released after this long. */
-const CLAIM_TTL_SECONDS = 60;
-const EARLIER_ANSWER_POLLS = 40;
-const EARLIER_ANSWER_POLL_MS = 100;
 
 export interface ReceivedEvent {
   event: CertIssued;
@@ -53,8 +54,6 @@ export function cloudEventKey(prefix: string, identity: CloudEventIdentity): str
     .digest('hex');
   return `${prefix}:${QUEUE_NAME}:cloudevent:${digest}`;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What Redis keeps of a CloudEvent: who sent it, for which directive, and once it is handled, the
@@ -101,26 +100,23 @@ function conflict(): HttpProblem {
 }
 
 /**
- * The answer given to the first delivery, waiting briefly while that delivery is in progress; a
- * 409 when the pair is another sender's or another directive's.
+ * The answer given to the first delivery, once it is answered (`earlierAnswer`); a 409 when the
+ * pair is another sender's or another directive's.
  */
-async function earlierAnswer(
+function earlierCloudEventAnswer(
   deps: AppDeps,
   key: string,
   mine: CloudEventRecord,
 ): Promise<AcceptedEvent> {
-  for (let poll = 0; poll < EARLIER_ANSWER_POLLS; poll += 1) {
-    const stored = await inRedis(() => deps.redis.get(key));
-    if (stored === null) break;
-    const record = recordOf(stored, mine);
-    if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
-    const answer = repeatAnswer(record);
-    if (answer !== undefined) return answer;
-    await sleep(EARLIER_ANSWER_POLL_MS);
-  }
-  throw new TransientError(
-    'An earlier delivery of this CloudEvent is still being handled; send it again shortly.',
-    1,
+  return earlierAnswer(
+    deps.redis,
+    key,
+    (stored) => {
+      const record = recordOf(stored, mine);
+      if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
+      return repeatAnswer(record);
+    },
+    'CloudEvent',
   );
 }
 
@@ -147,7 +143,7 @@ export async function ingestCloudEvent(
   const mine: CloudEventRecord = { sender, directive: directiveNamed(event) };
   const claim = JSON.stringify(mine);
   const claimed = await inRedis(() => deps.redis.set(key, claim, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  if (claimed === null) return earlierAnswer(deps, key, mine);
+  if (claimed === null) return earlierCloudEventAnswer(deps, key, mine);
   let result: AcceptedEvent | IgnoredEvent;
   try {
     result = await ingest(deps, event, sender);

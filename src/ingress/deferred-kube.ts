@@ -40,7 +40,7 @@ export class DeferredKube implements ApiKube, StatusCalls {
   readonly patchDirectiveStatus = this.deferred('patchDirectiveStatus');
   readonly recordEvent = this.deferred('recordEvent');
   readonly setPaused = this.deferred('setPaused');
-  readonly listPods = this.deferred('listPods');
+  readonly listNamespacePods = this.deferred('listNamespacePods');
   readonly rolloutOwnerOf = this.deferred('rolloutOwnerOf');
   readonly readSecretKey = this.deferred('readSecretKey');
   readonly readConfigMapKey = this.deferred('readConfigMapKey');

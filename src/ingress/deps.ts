@@ -18,7 +18,7 @@ export type ApiKube = Pick<
   | 'getDirective'
   | 'applyDirective'
   | 'setPaused'
-  | 'listPods'
+  | 'listNamespacePods'
   | 'rolloutOwnerOf'
   | 'readSecretKey'
   | 'readConfigMapKey'

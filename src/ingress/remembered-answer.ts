@@ -1,5 +1,14 @@
+import type { Redis } from 'ioredis';
+import { TransientError } from '../errors.js';
 import { runJobIds, runKeyOf } from '../queue/names.js';
-import type { AcceptedEvent } from './ingest.js';
+import { inRedis, type AcceptedEvent } from './ingest.js';
+
+/** A claim whose holder died (crash mid-request) is released after this long. */
+export const CLAIM_TTL_SECONDS = 60;
+const EARLIER_ANSWER_POLLS = 40;
+const EARLIER_ANSWER_POLL_MS = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What Redis keeps of an accepted event's answer for the repeats of a delivery (a CloudEvent's
@@ -34,4 +43,31 @@ export function duplicateAnswer(directive: string, run: AnsweredRun): AcceptedEv
     jobIds,
     duplicate: true,
   };
+}
+
+/**
+ * The answer a repeat of a delivery gets while the first delivery may still be in flight: it
+ * waits (up to ~4 s) until the first is answered and `read` finds its answer in the stored record
+ * (undefined while the record is only a claim; `read` may throw to refuse the repeat). A 2xx is
+ * given only for an answer the first delivery gave, so a sender never takes a repeat's 202 for an
+ * event that was then lost: when the first attempt failed (its claim released) or is still not
+ * answered, the repeat is a 503 with Retry-After and the sender's retry is handled afresh.
+ */
+export async function earlierAnswer<T>(
+  redis: Redis,
+  key: string,
+  read: (stored: string) => T | undefined,
+  what: string,
+): Promise<T> {
+  for (let poll = 0; poll < EARLIER_ANSWER_POLLS; poll += 1) {
+    const stored = await inRedis(() => redis.get(key));
+    if (stored === null) break;
+    const answer = read(stored);
+    if (answer !== undefined) return answer;
+    await sleep(EARLIER_ANSWER_POLL_MS);
+  }
+  throw new TransientError(
+    `An earlier delivery of this ${what} is still being handled or failed; send it again shortly.`,
+    1,
+  );
 }

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../queue/names.js';
 import { inRedis, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
-import { answeredRun, duplicateAnswer, type AnsweredRun } from './remembered-answer.js';
+import {
+  answeredRun,
+  CLAIM_TTL_SECONDS,
+  duplicateAnswer,
+  earlierAnswer,
+  type AnsweredRun,
+} from './remembered-answer.js';
 import { STANDARD_TOLERANCE_SECONDS } from './signatures.js';
 
 const CLAIMED = 'claimed';
@@ -26,18 +32,27 @@ interface AnsweredRecord {
 
 /**
  * The answer a stored record stands for: rebuilt from the run it names, or kept whole (an ignored
- * event's, small; an accepted one's as kept before records kept only its run).
+ * event's, small; an accepted one's as kept before records kept only its run); undefined while it
+ * is only the first delivery's claim.
  */
-function storedAnswer(stored: string): Record<string, unknown> {
-  const parsed = JSON.parse(stored) as Record<string, unknown>;
+function storedAnswer(stored: string): Record<string, unknown> | undefined {
+  if (stored === CLAIMED) return undefined;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(stored) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
   if (!('run' in parsed)) return parsed;
   const { directive, run } = parsed as unknown as AnsweredRecord;
   return { ...duplicateAnswer(directive, run) };
 }
 
 /**
- * Claims a `webhook-id` (SET NX with a TTL). Answers undefined for the first delivery, else what
- * the first delivery stored: its answer, or nothing yet when it is still being handled.
+ * Claims a `webhook-id` (SET NX). Answers undefined for the first delivery, else the first
+ * delivery's answer once it is given (`earlierAnswer`: a repeat of a delivery still in flight
+ * waits for it, and is a 503 when it fails). The claim lasts a minute, as a CloudEvent's: a holder
+ * that died mid-request does not block the sender's retries for the id's whole window.
  */
 export async function claimWebhookId(
   redis: Redis,
@@ -45,20 +60,14 @@ export async function claimWebhookId(
   id: string,
 ): Promise<Record<string, unknown> | undefined> {
   const key = webhookIdKey(prefix, id);
-  const claimed = await inRedis(() => redis.set(key, CLAIMED, 'EX', REMEMBER_SECONDS, 'NX'));
+  const claimed = await inRedis(() => redis.set(key, CLAIMED, 'EX', CLAIM_TTL_SECONDS, 'NX'));
   if (claimed !== null) return undefined;
-  const stored = await inRedis(() => redis.get(key));
-  if (stored === null || stored === CLAIMED) return {};
-  try {
-    return storedAnswer(stored);
-  } catch {
-    return {};
-  }
+  return earlierAnswer(redis, key, storedAnswer, 'webhook-id');
 }
 
 /**
  * Keeps the first delivery's answer for the replays, for the rest of the id's window: an accepted
- * event's as the run it named, whatever its selector count.
+ * event's as the run it named, whatever its selector count, for the id's window.
  */
 export async function rememberWebhookAnswer(
   redis: Redis,
@@ -68,7 +77,8 @@ export async function rememberWebhookAnswer(
 ): Promise<void> {
   const record: AnsweredRecord | IgnoredEvent =
     'ignored' in answer ? answer : { directive: answer.directive, run: answeredRun(answer) };
-  await inRedis(() => redis.set(webhookIdKey(prefix, id), JSON.stringify(record), 'KEEPTTL', 'XX'));
+  const key = webhookIdKey(prefix, id);
+  await inRedis(() => redis.set(key, JSON.stringify(record), 'EX', REMEMBER_SECONDS, 'XX'));
 }
 
 /** A delivery that changed nothing (not 2xx) lets the sender's retry, same id, be handled afresh. */

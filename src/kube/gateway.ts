@@ -18,6 +18,7 @@ import {
   PodClient,
   type DeleteOutcome,
   type EvictOutcome,
+  type LabelledPod,
   type PodOperations,
 } from './pod-operations.js';
 import type { PodInfo } from './pods.js';
@@ -105,6 +106,10 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
 
   listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
     return this.pods.listPods(namespace, labels);
+  }
+
+  listNamespacePods(namespace: string): Promise<LabelledPod[]> {
+    return this.pods.listNamespacePods(namespace);
   }
 
   getPod(namespace: string, name: string): Promise<PodInfo | undefined> {

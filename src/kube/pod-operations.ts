@@ -9,6 +9,12 @@ import { NO_RETRY, type KubeRequests, type PodIdentity } from './requests.js';
 export type DeleteOutcome = 'deleted' | 'gone';
 export type EvictOutcome = 'evicted' | 'gone' | 'blocked';
 
+/** A pod with its labels, for a reader that selects among a namespace's pods itself. */
+export interface LabelledPod {
+  pod: PodInfo;
+  labels: Record<string, string>;
+}
+
 /** What the workflow does to pods: find them, look at one, and take one down at most once. */
 export interface PodOperations {
   listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]>;
@@ -32,14 +38,23 @@ export class PodClient implements PodOperations {
   ) {}
 
   async listPods(namespace: string, labels: Record<string, string>): Promise<PodInfo[]> {
-    const selector = labelSelector(labels);
+    return (await this.list(namespace, labelSelector(labels))).map(toPodInfo);
+  }
+
+  /** Every pod of a namespace with its labels: one LIST for any number of selectors there. */
+  async listNamespacePods(namespace: string): Promise<LabelledPod[]> {
+    const items = await this.list(namespace, '');
+    return items.map((item) => ({ pod: toPodInfo(item), labels: item.metadata?.labels ?? {} }));
+  }
+
+  private list(namespace: string, selector: string): Promise<PodJson[]> {
     const what = `list pods in ${namespace} matching "${selector}"`;
     const path = `${namespacedPath(namespace, 'pods')}?labelSelector=${encodeURIComponent(selector)}`;
     return this.requests.call({ verb: 'list', what }, async () => {
       const list = JSON.parse(await sendRaw(this.kubeConfig, { method: 'GET', path })) as {
         items?: PodJson[];
       };
-      return (list.items ?? []).map(toPodInfo);
+      return list.items ?? [];
     });
   }
 

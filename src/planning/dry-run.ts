@@ -5,11 +5,14 @@ import type { GateJudge } from '../gates/judge.js';
 import type { GateKind } from '../gates/types.js';
 import { directiveKey, type Directive, type DirectiveSpec } from '../directive/types.js';
 import { issuanceFrom } from '../ingress/issuance.js';
-import { planSelector, type PlanKube, type SelectorPlan } from './selector.js';
+import { planWithin, type PlanLimits } from './plan-deadline.js';
+import { PlanReads, type PlanKube } from './plan-reads.js';
+import { planSelector, type SelectorPlan } from './selector.js';
 import { summarizePlan, type PlanSummary } from './summary.js';
 import { mapBounded } from './warnings.js';
 
 export type { BatchPlan, PlannedPod, RootCertGate, SelectorPlan } from './selector.js';
+export type { PlanLimits } from './plan-deadline.js';
 
 /** What a dry run reads: the API server, the installation's settings, the gates' verdicts. */
 export interface PlanDeps {
@@ -32,7 +35,10 @@ export interface PlanBounds {
   checkSpec(spec: DirectiveSpec, directiveNamespace: string): void;
 }
 
-/** Selectors planned at once: each costs a LIST and up to two reads of the API server. */
+/**
+ * Selectors planned at once: each costs at most a LIST of its namespace and two reads of the API
+ * server, made once per dry run (`PlanReads`).
+ */
 const PLAN_CONCURRENCY = 4;
 
 /** A gate of the run (DESIGN §4 Gates) evaluated now: open, or closed and why. */
@@ -118,13 +124,15 @@ async function planTarget(
  * status write, no apply (an inline directive is planned from the spec it carries). Bound by the
  * rules of a run from the sender (`bounds`: its namespaces, INLINE_DIRECTIVES, MAX_SELECTORS), so a plan says
  * nothing (not even whether a Secret exists) of a namespace the credential may not touch; planned
- * a few selectors at a time. Selectors after the first are planned against the pods of this
- * moment; by the time they would run, their pods may have changed.
+ * a few selectors at a time, one LIST per namespace. Selectors after the first are planned against
+ * the pods of this moment; by the time they would run, their pods may have changed. Bounded by
+ * `limits`: planning stops when the request is closed, and past the deadline the answer is a 503.
  */
 export async function planEvent(
   deps: PlanDeps,
   event: CertIssued,
   bounds: PlanBounds,
+  limits: PlanLimits,
 ): Promise<EventPlan | IgnoredPlan> {
   if (event.kind === 'ignored') return { dryRun: true, ignored: true, reason: event.reason };
   bounds.checkEvent(event);
@@ -134,12 +142,19 @@ export async function planEvent(
     target.directive === undefined
       ? event.issuedAt
       : issuanceFrom(event, target.directive).issuedAt;
-  const [gates, selectors] = await Promise.all([
-    planGates(deps, target.spec),
-    mapBounded(target.spec.podsToBounce, PLAN_CONCURRENCY, (selector, index) =>
-      planSelector(deps, selector, index, issuedAt),
-    ),
-  ]);
+  const selectorDeps = { reads: new PlanReads(deps.kube), config: deps.config };
+  const what = `${target.spec.podsToBounce.length} selector(s) of ${target.key}`;
+  const [gates, selectors] = await planWithin(limits, what, (signal) =>
+    Promise.all([
+      planGates(deps, target.spec),
+      mapBounded(
+        target.spec.podsToBounce,
+        PLAN_CONCURRENCY,
+        (selector, index) => planSelector(selectorDeps, selector, index, issuedAt),
+        signal,
+      ),
+    ]),
+  );
   return {
     dryRun: true,
     directive: target.key,

@@ -1,21 +1,15 @@
 import type { Config } from '../config.js';
 import type { BounceMode, PodSelector, RootCertSync } from '../directive/types.js';
-import type { KubeGateway } from '../kube/gateway.js';
 import type { PodInfo } from '../kube/pods.js';
 import { planSelectorBounce } from '../workflow/modes/index.js';
 import { batchNames, chosenPod, resolvePodOwners } from '../workflow/plan.js';
 import { needsBounce } from '../workflow/steps/select.js';
+import type { PlanReads } from './plan-reads.js';
 import { selectorWarnings, type GateObjects, type PlanWarning } from './warnings.js';
 
-/** The API-server reads a dry run makes: never a write. */
-export type PlanKube = Pick<
-  KubeGateway,
-  'getDirective' | 'listPods' | 'rolloutOwnerOf' | 'readSecretKey' | 'readConfigMapKey'
->;
-
-/** What planning one selector needs: the reads, and the installation's defaults. */
+/** What planning one selector needs: the dry run's reads, and the installation's defaults. */
 export interface SelectorPlanDeps {
-  kube: PlanKube;
+  reads: PlanReads;
   config: Pick<Config, 'bounceMode' | 'defaultMaxUnavailable'>;
 }
 
@@ -61,13 +55,10 @@ export interface SelectorPlan extends BatchPlan {
 
 /** Whether the rootCertSync ConfigMap key already holds the Secret's bytes, and what was found. */
 async function rootCertGate(
-  kube: PlanKube,
+  reads: PlanReads,
   sync: RootCertSync,
 ): Promise<{ gate: RootCertGate; found: GateObjects }> {
-  const [secret, configMap] = await Promise.all([
-    kube.readSecretKey(sync.secretRef, sync.secretKey),
-    kube.readConfigMapKey(sync.configMapRef, sync.configMapKey),
-  ]);
+  const { secret, configMap } = await reads.gateKeys(sync);
   const found = { secretFound: secret !== undefined, configMapFound: configMap !== undefined };
   // The Secret's bytes are compared here and go no further: the plan says only whether they match.
   if (secret === undefined) {
@@ -90,10 +81,10 @@ export async function planSelector(
   selectorIndex: number,
   issuedAt: Date | undefined,
 ): Promise<SelectorPlan> {
-  const { kube } = deps;
+  const { reads } = deps;
   const [pods, gate] = await Promise.all([
-    kube.listPods(selector.namespace, selector.labels),
-    selector.rootCertSync ? rootCertGate(kube, selector.rootCertSync) : undefined,
+    reads.pods(selector.namespace, selector.labels),
+    selector.rootCertSync ? rootCertGate(reads, selector.rootCertSync) : undefined,
   ]);
   const plan: Omit<SelectorPlan, keyof BatchPlan> = {
     selectorIndex,
@@ -130,7 +121,7 @@ async function batchPlan(
   const chosen = pods.map(chosenPod);
   const plan = await planSelectorBounce(deps.config, selector, chosen, () =>
     resolvePodOwners(
-      (namespace, controller) => deps.kube.rolloutOwnerOf(namespace, controller),
+      (namespace, controller) => deps.reads.kube.rolloutOwnerOf(namespace, controller),
       selector.namespace,
       chosen,
     ),

@@ -54,17 +54,20 @@ export function selectorWarnings(
 
 /**
  * Maps `items` with at most `limit` calls of `work` in flight, keeping the order: a dry run of
- * many selectors must not send all their API reads at once.
+ * many selectors must not send all their API reads at once. Once `signal` is aborted no new call
+ * starts (the map rejects with its reason).
  */
 export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
   work: (item: T, index: number) => Promise<R>,
+  signal?: AbortSignal,
 ): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) {
+      signal?.throwIfAborted();
       const index = next;
       next += 1;
       results[index] = await work(items[index] as T, index);

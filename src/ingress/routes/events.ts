@@ -2,9 +2,10 @@ import type {
   FastifyPluginAsyncTypebox,
   TypeBoxTypeProvider,
 } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
-import { planEvent } from '../../planning/dry-run.js';
+import { planEvent, type PlanLimits } from '../../planning/dry-run.js';
 import { senderOf, signedGuard, type Authenticator } from '../auth.js';
 import { planBounds } from '../bounds.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
@@ -40,6 +41,18 @@ const schema = {
   },
 };
 
+/**
+ * A dry run stops when its client goes away, and answers before Node's backstop closes a silent
+ * socket (`connectionTimeout`, the body timeout + 10 s: app.ts), never with a bare close.
+ */
+function planLimits(deps: AppDeps, reply: FastifyReply): PlanLimits {
+  const closed = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) closed.abort();
+  });
+  return { signal: closed.signal, deadlineMs: deps.config.bodyTimeoutSeconds * 1000 + 5000 };
+}
+
 /** `POST /v1/events`: the single ingress for cert-issued events (DESIGN §2). */
 export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
@@ -66,7 +79,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       if (request.query.dryRun === true) {
         noteEvent(request, { outcome: 'dry_run' });
         const bounds = planBounds(deps.config, senderOf(request));
-        return reply.code(200).send(await planEvent(deps, event, bounds));
+        const plan = await planEvent(deps, event, bounds, planLimits(deps, reply));
+        return reply.code(200).send(plan);
       }
       // fastify's request logger is a pino child carrying the request id: ingest logs with it. A
       // plain ignored event is answered without touching deps.
