@@ -36,11 +36,15 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
    * Waves of 50 concurrent requests, half junk tokens and half strangers' well-formed ones, until
    * stopped (40 waves at most); `stop` answers how many were sent.
    */
-  const flood = (): { stop(): Promise<number> } => {
+  /**
+   * Waves of 50 junk and stranger tokens until stopped, and at least `floor` requests: a slow or
+   * busy machine floods as hard, only for longer.
+   */
+  const flood = (floor = 350): { stop(): Promise<number> } => {
     let flooding = true;
     let sent = 0;
     const waves = (async () => {
-      for (let wave = 0; flooding && wave < 40; wave += 1) {
+      for (let wave = 0; (flooding || sent < floor) && wave < 40; wave += 1) {
         await Promise.all(
           Array.from({ length: 50 }, (_, i) => {
             sent += 1;

