@@ -89,12 +89,16 @@ async function assertQueued(deps: GroupCommitDeps, runs: Run[]): Promise<void> {
  * the earlier as the latest run, whose own release then puts back what was there before.
  */
 async function release(deps: GroupCommitDeps, batch: Waiting[], claims: RunClaim[]): Promise<void> {
-  const undo = claims.flatMap((claim, index) =>
-    claim.decision === 'new' ? [{ run: batch[index]!.run, previous: claim.previous }] : [],
-  );
+  const undo = claims.flatMap((claim, index) => {
+    if (claim.decision !== 'new') return [];
+    const { run, request } = batch[index]!;
+    return [{ claimed: { run, directive: request.directive.metadata }, previous: claim.previous }];
+  });
   // Sent in this order on the one connection, so Redis runs them in it.
   await Promise.allSettled(
-    undo.reverse().map(({ run, previous }) => releaseRun(deps.redis, deps.prefix, run, previous)),
+    undo
+      .reverse()
+      .map(({ claimed, previous }) => releaseRun(deps.redis, deps.prefix, claimed, previous)),
   );
 }
 
@@ -149,7 +153,11 @@ export async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<E
   const claims = await claimRuns(
     deps.redis,
     deps.prefix,
-    batch.map(({ request, run }) => ({ run, issuance: request.issuance })),
+    batch.map(({ request, run }) => ({
+      run,
+      directive: request.directive.metadata,
+      issuance: request.issuance,
+    })),
     {
       retentionSeconds: deps.retentionSeconds,
       budget: { perHour: deps.maxRunsPerHour ?? Number.MAX_SAFE_INTEGER },

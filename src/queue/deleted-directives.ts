@@ -10,7 +10,7 @@ export interface DeletedDirectivesDeps {
   /** The uid the API server has under the name now (never a cache); undefined when none. */
   uidNow(ref: ObjectRef): Promise<string | undefined>;
   /** Reclaims the uid's keys (`reclaimDirective`); `busy` while a job of it still runs. */
-  reclaim(uid: string): Promise<'reclaimed' | 'busy'>;
+  reclaim(ref: DeletedRef): Promise<'reclaimed' | 'busy'>;
   log: Logger;
 }
 
@@ -73,7 +73,7 @@ export class DeletedDirectives {
         return;
       }
       entry.confirmed = true;
-      if ((await this.deps.reclaim(uid)) === 'reclaimed') {
+      if ((await this.deps.reclaim(ref)) === 'reclaimed') {
         this.deps.log.info({ directive, uid }, 'keys of a deleted directive reclaimed');
         this.pending.delete(uid);
         return;

@@ -96,13 +96,26 @@ export function sentKey(
   return `${prefix}:${QUEUE_NAME}:sent:${uid}:${generation}:${sentRunKey}`;
 }
 
+/** A directive by name: what DESIGN calls a directive, whatever uid the cluster gives it now. */
+export interface DirectiveName {
+  namespace: string;
+  name: string;
+}
+
 /**
  * Redis key of a directive's bounce lease: the jobs (of one run) that are choosing pods or sending
- * a batch for it (`workflow/bounce-lease.ts`). A hash; the string key it replaced was `bouncing:`.
+ * a batch for it (`workflow/bounce-lease.ts`). A hash, by namespace/name: a directive deleted and
+ * re-created under the same name (a new uid) shares it with its predecessor's batch in flight.
  */
-export function bounceLeaseKey(prefix: string, uid: string): string {
-  return `${prefix}:${QUEUE_NAME}:lease:${uid}`;
+export function bounceLeaseKey(prefix: string, directive: DirectiveName): string {
+  return `${prefix}:${QUEUE_NAME}:lease:${directive.namespace}/${directive.name}`;
 }
+
+/**
+ * The field of a bounce lease naming the uid whose run took it last and that run's acceptance (ms):
+ * `<uid> <acceptedAt>`. No job id starts with `~`.
+ */
+export const LEASE_OWNER_FIELD = '~owner';
 
 /**
  * Redis key of the pods a directive's runs sent evictions or deletions to, recently: a hash of one
@@ -145,9 +158,13 @@ export function tooManyRunsEventKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:too-many-runs-event:${uid}`;
 }
 
-/** The runs a directive started in the past hour: a sorted set of `runBudgetMember`s by time. */
-export function runBudgetKey(prefix: string, uid: string): string {
-  return `${prefix}:${QUEUE_NAME}:runs-hour:${uid}`;
+/**
+ * The runs a directive started in the past hour: a sorted set of `runBudgetMember`s by time. By
+ * namespace/name, and never reclaimed (it expires within the hour): deleting and re-creating a
+ * directive does not give it a fresh budget.
+ */
+export function runBudgetKey(prefix: string, directive: DirectiveName): string {
+  return `${prefix}:${QUEUE_NAME}:runs-hour:${directive.namespace}/${directive.name}`;
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { DeletedRef } from './deleted-directives.js';
+import { withLuaCommands } from './lua-commands.js';
 import {
+  LEASE_OWNER_FIELD,
   QUEUE_NAME,
   abortKey,
   acceptedKey,
   bounceLeaseKey,
   latestRunKey,
-  runBudgetKey,
   runIndexKey,
   runOwnersKey,
   runSlotsKey,
@@ -99,13 +101,33 @@ function runKeys(prefix: string, uid: string, run: IndexedRun): string[] {
   ];
 }
 
+/*
+ * KEYS[1]: the directive's lease (by name). ARGV[1]: the deleted uid. The lease goes only while
+ * that uid's run took it last: a directive re-created under the name that took it since keeps it.
+ */
+const DROP_LEASE = `
+local owner = redis.call('HGET', KEYS[1], '${LEASE_OWNER_FIELD}')
+if owner and string.match(owner, '^(%S+)') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+function dropLease(redis: Redis, prefix: string, ref: DeletedRef): Promise<number> {
+  const commands = withLuaCommands<{ podBouncerDropLease(...args: string[]): Promise<number> }>(
+    redis,
+    { podBouncerDropLease: { numberOfKeys: 1, lua: DROP_LEASE } },
+  );
+  return commands.podBouncerDropLease(bounceLeaseKey(prefix, ref), ref.uid);
+}
+
 /**
  * Reclaims what a deleted directive (by uid) holds in Redis: the jobs of every run it had within
- * RETENTION_DAYS, then its run markers, records, budget, lease, recent pods and run index. Answers
- * `busy` when a job of it is still running (it ends quietly on its own: its directive is gone),
- * having removed what it could; the caller tries again. Idempotent, and safe for several
- * replicas at once: every removal is atomic and removing what is gone is a no-op. Keys are by uid,
- * so a directive re-created under the same name (a new uid) loses nothing.
+ * RETENTION_DAYS, then its run markers, records, recent pods and run index, and its lease unless a
+ * directive re-created under the name took it since. Answers `busy` when a job of it is still
+ * running (it ends quietly on its own: its directive is gone), having removed what it could; the
+ * caller tries again. Idempotent, and safe for several replicas at once: every removal is atomic
+ * and removing what is gone is a no-op. The keys are by uid but for the lease and the run budget
+ * (by name; the budget is left to expire within the hour, so that deleting and re-creating a
+ * directive does not reset it): a directive re-created under the same name loses nothing.
  *
  * The caller must know that the uid is gone from the cluster: a run accepted for it afterwards
  * would lose its markers.
@@ -114,8 +136,9 @@ export async function reclaimDirective(
   redis: Redis,
   queue: Pick<Queue, 'remove'>,
   prefix: string,
-  uid: string,
+  ref: DeletedRef,
 ): Promise<'reclaimed' | 'busy'> {
+  const { uid } = ref;
   const runs = await runsOf(redis, prefix, uid);
   let removed = true;
   for (const run of runs) {
@@ -129,11 +152,10 @@ export async function reclaimDirective(
   await redis.unlink(
     ...runs.flatMap((run) => runKeys(prefix, uid, run)),
     latestRunKey(prefix, uid),
-    runBudgetKey(prefix, uid),
     sentPodsKey(prefix, uid),
-    bounceLeaseKey(prefix, uid),
     tooManyRunsEventKey(prefix, uid),
     runIndexKey(prefix, uid),
   );
+  await dropLease(redis, prefix, ref);
   return 'reclaimed';
 }

@@ -33,9 +33,12 @@ export function runTag(run: RunId): string {
   return `${run.uid}.g${run.generation}.r${run.runKey}`;
 }
 
-/** The member of a directive's hourly run budget (a sorted set) that stands for this run. */
-export function runBudgetMember(run: Pick<RunId, 'generation' | 'runKey'>): string {
-  return `${run.generation}:${run.runKey}`;
+/**
+ * The member of a directive's hourly run budget (a sorted set) that stands for this run: with the
+ * uid, since the budget is by name and a re-created directive's runs start again at generation 1.
+ */
+export function runBudgetMember(run: RunId): string {
+  return `${run.uid}:${run.generation}:${run.runKey}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   runBudgetKey,
   runIndexKey,
   sentKey,
+  type DirectiveName,
 } from './names.js';
 import { isSameRun, runBudgetMember, type RunId } from './run-identity.js';
 import { runCommands, type ClaimReply } from './run-scripts.js';
@@ -81,6 +82,8 @@ const parse = (json: string): Run | undefined =>
 
 export interface ClaimRequest {
   run: Run;
+  /** The directive by name: its budget (MAX_RUNS_PER_HOUR) is kept by name, not by uid. */
+  directive: DirectiveName;
   /** True for events that name an issuance (native, CloudEvent); false for object shapes. */
   issuance: boolean;
 }
@@ -105,8 +108,8 @@ function claimArgs(
     String(budget.now ?? Date.now()),
     String(budget.perHour),
   ];
-  for (const { run, issuance } of requests) {
-    keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, run.uid));
+  for (const { run, issuance, directive } of requests) {
+    keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, directive));
     valueArgs.push(
       String(run.generation),
       run.runKey,
@@ -163,9 +166,10 @@ export async function claimRun(
   redis: Redis,
   prefix: string,
   run: Run,
-  options: { issuance: boolean; retentionSeconds: number },
+  options: { directive: DirectiveName; issuance: boolean; retentionSeconds: number },
 ): Promise<RunClaim> {
-  const [claim] = await claimRuns(redis, prefix, [{ run, issuance: options.issuance }], {
+  const { directive, issuance } = options;
+  const [claim] = await claimRuns(redis, prefix, [{ run, directive, issuance }], {
     retentionSeconds: options.retentionSeconds,
   });
   return claim!;
@@ -208,12 +212,12 @@ export async function confirmRuns(
 export async function releaseRun(
   redis: Redis,
   prefix: string,
-  run: Run,
+  { run, directive }: Pick<ClaimRequest, 'run' | 'directive'>,
   previous: Run | undefined,
 ): Promise<void> {
   const before = previous === undefined ? '' : JSON.stringify(previous);
   // Not accepted: it does not count against the directive's budget either.
-  await redis.zrem(runBudgetKey(prefix, run.uid), runBudgetMember(run));
+  await redis.zrem(runBudgetKey(prefix, directive), runBudgetMember(run));
   await runCommands(redis).podBouncerReleaseRun(
     ...keys(prefix, run),
     JSON.stringify(run),

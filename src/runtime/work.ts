@@ -48,7 +48,7 @@ function reclaimDeleted(
 ): DeletedDirectives {
   return new DeletedDirectives({
     uidNow: async (ref) => (await unlessNotFound(kube.getDirective(ref)))?.metadata.uid,
-    reclaim: (uid) => reclaimDirective(redis, queue, config.queuePrefix, uid),
+    reclaim: (ref) => reclaimDirective(redis, queue, config.queuePrefix, ref),
     log: log.child({ component: 'retention' }),
   });
 }

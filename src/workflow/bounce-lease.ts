@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME, bounceLeaseKey, latestRunKey } from '../queue/names.js';
+import { LEASE_OWNER_FIELD, QUEUE_NAME, bounceLeaseKey, latestRunKey } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
 
@@ -20,10 +20,16 @@ import { withLuaCommands } from '../queue/lua-commands.js';
  *   clock of its own to outlive a slow batch. A job that moves to delayed, ends or fails drops its
  *   BullMQ lock, and so its hold.
  *
- * KEYS: the lease (a hash: job id → "<lock token> <generation> <runKey>"), the latest-run record.
- * ARGV: the job id, its lock token ('' when it has none), its generation, its runKey ('' on jobs
- * enqueued before runs had keys: the generation decides), the queue's key prefix (a job's lock is
- * `<prefix><job id>:lock`), the key's TTL in ms.
+ * - the lease is by namespace/name, as DESIGN names a directive: one deleted and re-created under
+ *   the same name (a new uid) chooses only once its predecessor's batch in flight was answered. The
+ *   hash names the uid whose run took it last (`LEASE_OWNER_FIELD`), with that run's acceptance: a
+ *   job of another uid accepted no later is of a directive since deleted, and is superseded.
+ *
+ * KEYS: the lease (a hash: job id → "<lock token> <uid> <generation> <runKey>", and the owner), the
+ * latest-run record of the job's uid. ARGV: the job id, its lock token ('' when it has none), its
+ * generation, its runKey ('' on jobs enqueued before runs had keys: the generation decides), the
+ * queue's key prefix (a job's lock is `<prefix><job id>:lock`), the key's TTL in ms, the job's uid,
+ * its run's acceptance (epoch ms; 0 when unknown).
  */
 const ACQUIRE = `
 local current = redis.call('GET', KEYS[2])
@@ -32,11 +38,16 @@ if current then
   if tonumber(run.generation) ~= tonumber(ARGV[3]) then return 'superseded' end
   if ARGV[4] ~= '' and run.runKey ~= ARGV[4] then return 'superseded' end
 end
-local mine = ARGV[3] .. ' ' .. ARGV[4]
+local owner = redis.call('HGET', KEYS[1], '${LEASE_OWNER_FIELD}')
+if owner then
+  local uid, at = string.match(owner, '^(%S+) (%S+)$')
+  if uid ~= ARGV[7] and tonumber(at) >= tonumber(ARGV[8]) then return 'superseded' end
+end
+local mine = ARGV[7] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4]
 local holders = redis.call('HGETALL', KEYS[1])
 for i = 1, #holders, 2 do
   local job = holders[i]
-  if job ~= ARGV[1] then
+  if job ~= ARGV[1] and job ~= '${LEASE_OWNER_FIELD}' then
     local token, run = string.match(holders[i + 1], '^(%S*) (.*)$')
     if token ~= '' and redis.call('GET', ARGV[5] .. job .. ':lock') ~= token then
       redis.call('HDEL', KEYS[1], job)
@@ -45,7 +56,7 @@ for i = 1, #holders, 2 do
     end
   end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. mine)
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. mine, '${LEASE_OWNER_FIELD}', ARGV[7] .. ' ' .. ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 'held'
 `;
@@ -65,7 +76,7 @@ local others = 0
 local holders = redis.call('HGETALL', KEYS[1])
 for i = 1, #holders, 2 do
   local job = holders[i]
-  if job ~= ARGV[1] then
+  if job ~= ARGV[1] and job ~= '${LEASE_OWNER_FIELD}' then
     local token = string.match(holders[i + 1], '^(%S*) ')
     if token ~= '' and redis.call('GET', ARGV[2] .. job .. ':lock') ~= token then
       redis.call('HDEL', KEYS[1], job)
@@ -93,7 +104,7 @@ interface LeaseCommands {
   podBouncerOtherHolders(...args: string[]): Promise<number>;
 }
 
-/** The directive bounce leases in Redis (one hash per directive uid). */
+/** The directive bounce leases in Redis (one hash per directive namespace/name). */
 export class BounceLease {
   private readonly redis: Redis & LeaseCommands;
 
@@ -111,8 +122,9 @@ export class BounceLease {
   /** Takes the lease for the job (`token`: its BullMQ lock token), atomically with the run check. */
   acquire(data: SelectorJobData, jobId: string, token: string | undefined): Promise<LeaseAnswer> {
     const uid = data.directive.uid;
+    const acceptedAt = Date.parse(data.acceptedAt);
     return this.redis.podBouncerAcquireLease(
-      bounceLeaseKey(this.prefix, uid),
+      bounceLeaseKey(this.prefix, data.directive),
       latestRunKey(this.prefix, uid),
       jobId,
       token ?? '',
@@ -120,12 +132,14 @@ export class BounceLease {
       data.runKey ?? '',
       `${this.prefix}:${QUEUE_NAME}:`,
       String(LEASE_TTL_MS),
+      uid,
+      String(Number.isNaN(acceptedAt) ? 0 : acceptedAt),
     );
   }
 
   /** Gives the lease back, if the job holds it. */
   async release(data: SelectorJobData, jobId: string): Promise<void> {
-    await this.redis.podBouncerReleaseLease(bounceLeaseKey(this.prefix, data.directive.uid), jobId);
+    await this.redis.podBouncerReleaseLease(bounceLeaseKey(this.prefix, data.directive), jobId);
   }
 
   /**
@@ -134,7 +148,7 @@ export class BounceLease {
    */
   async quiet(data: SelectorJobData, jobId: string): Promise<boolean> {
     const others = await this.redis.podBouncerOtherHolders(
-      bounceLeaseKey(this.prefix, data.directive.uid),
+      bounceLeaseKey(this.prefix, data.directive),
       jobId,
       `${this.prefix}:${QUEUE_NAME}:`,
     );

@@ -53,6 +53,30 @@ export async function currentDirective(
   return typeof cached === 'string' ? freshDirective(deps, data) : cached;
 }
 
+/** Whether the API server itself no longer has the job's directive (deleted, or another uid). */
+async function goneFromApi(
+  deps: Pick<WorkflowDeps, 'kube'>,
+  data: SelectorJobData,
+): Promise<boolean> {
+  try {
+    return (await deps.kube.getDirective(data.directive)).metadata.uid !== data.directive.uid;
+  } catch (error) {
+    if (error instanceof NotFoundError) return true;
+    throw error;
+  }
+}
+
+/**
+ * Whether the job's directive was deleted (or re-created under its name: another uid), asked
+ * before every batch (DESIGN §4: a directive deleted mid-run ends its chain quietly). The watch
+ * cache answers while it holds the uid, at no cost; a cache that does not may just be behind, so
+ * the API server confirms before the job gives up (as `currentDirective` does).
+ */
+export async function directiveGone(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
+  if (deps.directives?.peek(data.directive)?.metadata.uid === data.directive.uid) return false;
+  return goneFromApi(deps, data);
+}
+
 /**
  * A NotFound in mid-run (typically the status write) may mean the directive was deleted or
  * replaced after a cache answered for it: ask the API server itself, and end quietly if so

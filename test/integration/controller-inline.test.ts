@@ -105,7 +105,7 @@ describe('an inline event in controller mode', () => {
       const held = await runsOf(uid);
       seen[app] = {
         runs: [...held.keys()].sort(),
-        counted: await redis.zcard(runBudgetKey(h.prefix, uid)),
+        counted: await redis.zcard(runBudgetKey(h.prefix, { namespace: NS, name: `burst-${app}` })),
       };
     }
     const total = (of: typeof seen) =>

@@ -99,6 +99,28 @@ describe('controller mode', () => {
     expect(h.sim.deletedPods().length - before).toBe(2);
   });
 
+  it('keeps counting the runs of a directive deleted and re-created under its name', async () => {
+    const spec = (app: string) => directive(NS, 'replaced', [{ namespace: NS, labels: { app } }]);
+    h.sim.applyDirective(spec('db'));
+    await waitForState(h, NS, 'replaced', 'FINISHED');
+    h.sim.applyDirective(spec('api'));
+    await eventually('the second run', () =>
+      h.sim.getDirective(NS, 'replaced')?.status?.observedGeneration === 2 &&
+      h.sim.directiveState(NS, 'replaced') === 'FINISHED'
+        ? true
+        : undefined,
+    );
+    const before = h.sim.deletedPods().length;
+    // A GitOps tool replacing the object: a new uid, whose run is the directive's third this hour.
+    h.sim.deleteDirective(NS, 'replaced');
+    h.sim.applyDirective(spec('db'));
+    await eventually('the TooManyRuns Event', () =>
+      eventsOf(h, 'replaced', 'TooManyRuns').length > 0 ? true : undefined,
+    );
+    expect(h.sim.directiveState(NS, 'replaced')).not.toBe('FINISHED');
+    expect(h.sim.deletedPods().length).toBe(before);
+  });
+
   it('ignores an invalid annotation with an InvalidIssuedAt Warning, starting nothing', async () => {
     h.sim.addWorkload({
       namespace: NS,

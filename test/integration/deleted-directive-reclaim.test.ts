@@ -3,7 +3,7 @@
 // was still waiting; a directive re-created under the same name (a new uid) keeps its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { QUEUE_NAME } from '../../src/queue/names.js';
+import { LEASE_OWNER_FIELD, QUEUE_NAME, bounceLeaseKey } from '../../src/queue/names.js';
 import {
   ALL_AT_ONCE,
   directive,
@@ -107,6 +107,12 @@ describe('a deleted directive in Redis', () => {
     const kept = await keysOf(created.metadata.uid);
     expect(kept.some((key) => key.endsWith(`:run:${created.metadata.uid}`))).toBe(true);
     expect(kept.some((key) => key.includes(`${created.metadata.uid}.g1.`))).toBe(true);
+    // The lease is by name: the re-created directive's run took it last, and it stays.
+    const lease = await redis.hget(
+      bounceLeaseKey(h.prefix, { namespace: NS, name: 'again' }),
+      LEASE_OWNER_FIELD,
+    );
+    expect(lease?.split(' ')[0]).toBe(created.metadata.uid);
   });
 });
 

@@ -71,4 +71,17 @@ describe('the run budget of a directive', () => {
       429,
     );
   });
+
+  it('keeps counting a directive deleted and re-created under the same name', async () => {
+    const spec = [{ namespace: 'bookinfo', labels: { app: 'replaced' } }];
+    h.sim.applyDirective(directive('bookinfo', 'replaced', spec));
+    expect((await send('replaced', at(50))).status).toBe(202);
+    expect((await send('replaced', at(40))).status).toBe(202);
+    // A new uid under the name (a GitOps tool replacing the object): the same directive's budget.
+    h.sim.deleteDirective('bookinfo', 'replaced');
+    h.sim.applyDirective(directive('bookinfo', 'replaced', spec));
+    const refused = await send('replaced', at(30));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'too_many_runs' });
+  });
 });

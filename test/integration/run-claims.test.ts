@@ -28,6 +28,9 @@ function directiveOf(uid: string, generation: number, selectors = 1): Directive 
 const runOf = (uid: string, generation: number, issuedAt?: number): Run =>
   runFor(directiveOf(uid, generation), issuedAt === undefined ? undefined : new Date(issuedAt));
 
+/** The directive by name, as a claim carries it (its budget is by name). */
+const nameOf = (run: Run) => ({ namespace: 'apps', name: run.uid });
+
 describe('run claims and confirmations, a batch per script call', () => {
   const prefix = `pbtest-run-claims-${randomBytes(3).toString('hex')}`;
   let redis: Redis;
@@ -49,18 +52,18 @@ describe('run claims and confirmations, a batch per script call', () => {
       redis,
       prefix,
       [
-        { run: a1, issuance: true },
+        { run: a1, directive: nameOf(a1), issuance: true },
         // The same run again: its claim from a moment ago is in progress.
-        { run: a1, issuance: true },
+        { run: a1, directive: nameOf(a1), issuance: true },
         // A later issuance supersedes a1, which the batch claimed just before.
-        { run: a2, issuance: true },
+        { run: a2, directive: nameOf(a2), issuance: true },
         // An older issuance than the latest run: a duplicate of a2.
-        { run: a0, issuance: true },
-        { run: b2, issuance: false },
+        { run: a0, directive: nameOf(a0), issuance: true },
+        { run: b2, directive: nameOf(b2), issuance: false },
         // An older generation than the latest run.
-        { run: b1, issuance: false },
+        { run: b1, directive: nameOf(b1), issuance: false },
         // An object shape starts nothing for a generation that has a run, whatever its time.
-        { run: runOf('b', 2, 3_000), issuance: false },
+        { run: runOf('b', 2, 3_000), directive: nameOf(b2), issuance: false },
       ],
       { retentionSeconds: RETENTION },
     );
@@ -87,9 +90,14 @@ describe('run claims and confirmations, a batch per script call', () => {
     expect(await latestRun(redis, prefix, 'a')).toEqual(a2);
     expect(await redis.get(acceptedKey(prefix, 'b', 2, b2.runKey))).toBe('claimed');
 
-    const [repeat] = await claimRuns(redis, prefix, [{ run: a1, issuance: true }], {
-      retentionSeconds: RETENTION,
-    });
+    const [repeat] = await claimRuns(
+      redis,
+      prefix,
+      [{ run: a1, directive: nameOf(a1), issuance: true }],
+      {
+        retentionSeconds: RETENTION,
+      },
+    );
     expect(repeat).toMatchObject({ decision: 'duplicate', latest: a2, inProgress: false });
     expect(repeat?.decision === 'duplicate' && repeat.acceptedTtlMs).toBeGreaterThan(0);
   });

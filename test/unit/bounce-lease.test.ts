@@ -19,11 +19,16 @@ describe('BounceLease on Redis', () => {
     redis.disconnect();
   });
 
-  const job = (uid: string, runKey: string, index: number): SelectorJobData => ({
-    directive: { namespace: 'ns', name: 'd', uid },
+  const job = (
+    uid: string,
+    runKey: string,
+    index: number,
+    { name = `d-${uid}`, acceptedAt = '2026-11-29T12:00:00.000Z' } = {},
+  ): SelectorJobData => ({
+    directive: { namespace: 'ns', name, uid },
     generation: 1,
     runKey,
-    acceptedAt: '2026-11-29T12:00:00.000Z',
+    acceptedAt,
     selectorIndex: index,
     selectorCount: 3,
     selector: { namespace: 'ns', labels: {}, waitForReplicas: 0 },
@@ -65,5 +70,25 @@ describe('BounceLease on Redis', () => {
     // Another worker took the job over after its lock lapsed: the old hold is no longer live.
     await locked('d', 'td-2');
     expect(await lease.acquire(job('u2', '200', 0), 'e', 'te')).toBe('held');
+  });
+
+  it('is one per name: a directive re-created under it waits for the batch in flight, then wins', async () => {
+    // Both uids' first runs: generation 1, no issuance (the same run key).
+    const old = (index: number) => job('u3', '0', index, { name: 'same' });
+    const renewed = (index: number) =>
+      job('u4', '0', index, { name: 'same', acceptedAt: '2026-11-29T12:00:05.000Z' });
+    await latest('u3', '0');
+    await latest('u4', '0');
+    await locked('f', 'tf');
+    await locked('g', 'tg');
+    expect(await lease.acquire(old(0), 'f', 'tf')).toBe('held');
+    // The old directive's batch is in flight: the new one does not choose meanwhile.
+    expect(await lease.acquire(renewed(0), 'g', 'tg')).toBe('busy');
+    await lease.release(old(0), 'f');
+    expect(await lease.acquire(renewed(0), 'g', 'tg')).toBe('held');
+    await lease.release(renewed(0), 'g');
+    // The old directive's chain sends nothing more, though the lease is free.
+    expect(await lease.acquire(old(1), 'f', 'tf')).toBe('superseded');
+    expect(await lease.acquire(renewed(1), 'g', 'tg')).toBe('held');
   });
 });

@@ -16,8 +16,8 @@ function deletions(uidNow: string | undefined, answers: ('reclaimed' | 'busy')[]
       asked.push(`${at.namespace}/${at.name}`);
       return Promise.resolve(uidNow);
     },
-    reclaim: (uid) => {
-      reclaimed.push(uid);
+    reclaim: (deleted) => {
+      reclaimed.push(deleted.uid);
       return Promise.resolve(answers.shift() ?? 'reclaimed');
     },
     log,

@@ -1,4 +1,5 @@
 import { AbortedError } from '../../errors.js';
+import { directiveGone } from '../directive-check.js';
 import type { PendingWait, StepContext } from '../context.js';
 import { countsOf } from './waits.js';
 
@@ -12,8 +13,11 @@ const INLINE_POLL_MS = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Why an effect was not done: the run was superseded, or another job holds the lease for now. */
-export type LeaseRefusal = { end: 'superseded' } | { wait: PendingWait };
+/**
+ * Why an effect was not done: the run was superseded, its directive deleted, or another job holds
+ * the lease for now.
+ */
+export type LeaseRefusal = { end: 'superseded' | 'directive-deleted' } | { wait: PendingWait };
 
 function leaseWait(context: StepContext): PendingWait {
   const bounced = new Set(context.progress.bounced ?? []);
@@ -28,8 +32,8 @@ function leaseWait(context: StepContext): PendingWait {
 /**
  * Runs `effect` (choosing pods, sending a batch) under the directive's bounce lease
  * (`bounce-lease.ts`), given back once it is done, whatever its outcome. Refused when a newer run
- * was accepted (this run sends nothing more) or while another job holds the lease; throws
- * AbortedError when the run was stopped.
+ * was accepted or the directive deleted (this run sends nothing more) or while another job holds
+ * the lease; throws AbortedError when the run was stopped.
  */
 export async function underLease<T>(
   context: StepContext,
@@ -47,6 +51,12 @@ export async function underLease<T>(
     // Read again under the lease: a run stopped meanwhile (aborted, or halted by a failed
     // selector, which takes the lease before it says FAILED) sends nothing more.
     if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
+    // A directive deleted mid-run stops between batches too, not only when a job starts; under
+    // the lease, so a directive re-created under the name takes it only after this check.
+    if (await directiveGone(context.deps, context.data)) {
+      context.note('directive deleted; nothing more bounced');
+      return { end: 'directive-deleted' };
+    }
     return { value: await effect() };
   } finally {
     // Not given back (Redis gone): it lapses with this job's BullMQ lock when the job parks or ends.
