@@ -9,6 +9,7 @@ import {
   runBudgetKey,
   runIndexKey,
   runOwnersKey,
+  runSentPodsKey,
   runSlotsKey,
   selectorJobId,
   sentKey,
@@ -95,6 +96,7 @@ function runKeys(prefix: string, uid: string, run: IndexedRun): string[] {
     sentKey(prefix, uid, generation, run.sentRunKey),
     abortKey(prefix, uid, generation, runKey),
     runOwnersKey(prefix, uid, generation, runKey),
+    runSentPodsKey(prefix, uid, generation, runKey),
     ...SLOT_PARTS.map((part) => runSlotsKey(prefix, ref, part)),
   ];
 }
