@@ -6,6 +6,7 @@ import {
 } from '@kubernetes/client-node';
 import { NotFoundError } from '../errors.js';
 import type { KubeGateway } from './gateway.js';
+import { RESTARTED_AT } from './pods.js';
 import { rolloutStatus, type RolloutKind, type RolloutState } from './rollout-status.js';
 
 /** An owner `kubectl rollout restart` can restart. */
@@ -13,8 +14,6 @@ export interface RolloutOwner {
   kind: RolloutKind;
   name: string;
 }
-
-export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

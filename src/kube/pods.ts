@@ -8,12 +8,16 @@ export interface PodJson {
     namespace?: string;
     uid?: string;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     creationTimestamp?: string | Date;
     deletionTimestamp?: string | Date | null;
     ownerReferences?: { kind: string; name: string; controller?: boolean }[];
   };
   status?: { conditions?: { type: string; status: string }[] };
 }
+
+/** The pod template annotation `kubectl rollout restart` sets (bounceMode rollout sets it too). */
+export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 /** What the workflow needs to know about a pod, and nothing more. */
 export interface PodInfo {
@@ -27,21 +31,32 @@ export interface PodInfo {
   controlled?: boolean;
   /** The controller owner (ownerReferences entry with controller: true), if any. */
   owner?: { kind: string; name: string };
+  /** Its template's restartedAt: a pod made by a rollout restart carries the restart's moment. */
+  restartedAt?: string;
+}
+
+/** The parts of a pod that only some pods have: its controller owner, its restartedAt. */
+function optionalParts(metadata: NonNullable<PodJson['metadata']>): Partial<PodInfo> {
+  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
+  const restartedAt = metadata.annotations?.[RESTARTED_AT];
+  return {
+    controlled: controller !== undefined,
+    ...(controller === undefined
+      ? {}
+      : { owner: { kind: controller.kind, name: controller.name } }),
+    ...(restartedAt === undefined ? {} : { restartedAt }),
+  };
 }
 
 export function toPodInfo(pod: PodJson): PodInfo {
   const metadata = pod.metadata ?? {};
   const readyCondition = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
-  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
   return {
     name: metadata.name ?? '',
     uid: metadata.uid ?? '',
     createdAt: new Date(metadata.creationTimestamp ?? 0),
     ready: readyCondition?.status === 'True',
     terminating: metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null,
-    controlled: controller !== undefined,
-    ...(controller === undefined
-      ? {}
-      : { owner: { kind: controller.kind, name: controller.name } }),
+    ...optionalParts(metadata),
   };
 }

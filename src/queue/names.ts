@@ -139,6 +139,20 @@ export function runOwnersKey(
   return `${prefix}:${QUEUE_NAME}:run-owners:${uid}:${generation}:${runKey}`;
 }
 
+/**
+ * Redis key of the pods one run sent a bounce to, each with the selector that sent it
+ * (`workflow/sent-pods.ts`): with several selectors at once, of two that chose the same pod only
+ * the first sends.
+ */
+export function runSentPodsKey(
+  prefix: string,
+  uid: string,
+  generation: number,
+  runKey: string,
+): string {
+  return `${prefix}:${QUEUE_NAME}:run-sent:${uid}:${generation}:${runKey}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

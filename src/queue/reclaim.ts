@@ -11,6 +11,7 @@ import {
   latestRunKey,
   runIndexKey,
   runOwnersKey,
+  runSentPodsKey,
   runSlotsKey,
   selectorJobId,
   sentKey,
@@ -97,6 +98,7 @@ function runKeys(prefix: string, uid: string, run: IndexedRun): string[] {
     sentKey(prefix, uid, generation, run.sentRunKey),
     abortKey(prefix, uid, generation, runKey),
     runOwnersKey(prefix, uid, generation, runKey),
+    runSentPodsKey(prefix, uid, generation, runKey),
     ...SLOT_PARTS.map((part) => runSlotsKey(prefix, ref, part)),
   ];
 }

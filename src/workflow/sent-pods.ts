@@ -1,52 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { PodInfo } from '../kube/pods.js';
-import { runOwnersKey, sentPodsKey } from '../queue/names.js';
+import { runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
-
-/**
- * Appends to the selector's field, dropping entries older than the age limit, in one step. An
- * entry whose pod the job inherited as another run's replacement is marked (`r`): it holds the
- * slot of a pod sent before it, and a later run must not count that slot twice.
- * Beside them, the run's owners: each pod's controller owner keeps the earliest second one of its
- * pods was sent a bounce in by this run.
- * KEYS: the hash, the run's owners. ARGV: the field, the oldest `since` kept, the key's TTL in ms,
- * the new entries, the job's field (what it inherited when it chose), the second sent in, the
- * owners, the run owners' TTL in ms.
- */
-const APPEND = `
-local kept = {}
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if raw then
-  for _, entry in ipairs(cjson.decode(raw)) do
-    if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
-  end
-end
-local theirs = {}
-local inherited = redis.call('HGET', KEYS[1], ARGV[5])
-if inherited then
-  local decoded = cjson.decode(inherited)
-  if type(decoded.theirs) == 'table' then
-    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
-  end
-end
-for _, entry in ipairs(cjson.decode(ARGV[4])) do
-  if theirs[entry.u] then entry.r = 1 end
-  table.insert(kept, entry)
-end
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-for _, owner in ipairs(cjson.decode(ARGV[7])) do
-  local first = redis.call('HGET', KEYS[2], owner)
-  if not first or tonumber(first) > tonumber(ARGV[6]) then redis.call('HSET', KEYS[2], owner, ARGV[6]) end
-end
-redis.call('PEXPIRE', KEYS[2], ARGV[8])
-return #kept
-`;
+import { RECORD_SENT } from './sent-pods-script.js';
 
 interface SentCommands {
-  podBouncerAppendSent(...args: string[]): Promise<number>;
+  podBouncerRecordSent(...args: string[]): Promise<string[]>;
 }
 
 /** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
@@ -103,30 +64,44 @@ export class SentPods {
     private readonly runTtlMs: number,
   ) {
     this.redis = withLuaCommands<SentCommands>(redis, {
-      podBouncerAppendSent: { numberOfKeys: 2, lua: APPEND },
+      podBouncerRecordSent: { numberOfKeys: 3, lua: RECORD_SENT },
     });
   }
 
-  /** Records the controlled pods of a chunk before it is sent (bare pods are never replaced). */
-  async record(data: SelectorJobData, pods: readonly ChosenPod[], now = Date.now()): Promise<void> {
+  /**
+   * Records a chunk as sent, just before it is sent, under the bounce lease (`sent-pods-script.ts`).
+   * With several selectors at once (`order`), the pods another selector of the run has already
+   * recorded are left out and answered: that selector sends them, so this one must not (DESIGN
+   * §4: a pod terminating or gone is never sent another bounce); the rest are recorded as this
+   * selector's in the same step. With one at a time only the controlled pods are recorded (bare
+   * pods are never replaced), and nothing is left out.
+   */
+  async record(
+    data: SelectorJobData,
+    pods: readonly ChosenPod[],
+    now = Date.now(),
+  ): Promise<string[]> {
+    const mine = data.order === undefined ? '' : String(data.selectorIndex);
+    if (mine === '' && pods.every((pod) => pod.owner === undefined)) return [];
     const since = Math.floor(now / 1000) * 1000;
-    const controlled = pods.filter((pod) => pod.owner !== undefined);
-    if (controlled.length === 0) return;
-    const entries = controlled.map((pod) => ({ u: pod.uid, s: since }));
-    const owners = new Set(
-      pods.flatMap((pod) => (pod.owner ? [ownerKey(data.selector.namespace, pod.owner)] : [])),
+    const chunk = pods.map((pod) =>
+      pod.owner === undefined
+        ? { u: pod.uid }
+        : { u: pod.uid, o: ownerKey(data.selector.namespace, pod.owner) },
     );
-    await this.redis.podBouncerAppendSent(
-      sentPodsKey(this.prefix, data.directive.uid),
+    const { uid } = data.directive;
+    return this.redis.podBouncerRecordSent(
+      sentPodsKey(this.prefix, uid),
       this.runOwnersKey(data),
+      runSentPodsKey(this.prefix, uid, data.generation, data.runKey),
       fieldOf(data),
       String(now - this.maxAgeMs),
       String(this.maxAgeMs),
-      JSON.stringify(entries),
+      JSON.stringify(chunk),
       jobField(data),
       String(since),
-      JSON.stringify([...owners]),
       String(this.runTtlMs),
+      mine,
     );
   }
 

@@ -20,6 +20,9 @@ import { countsOf, pausedWait } from './waits.js';
 const CHUNK = 10;
 const MAX_CHUNKS = 50;
 
+/** A pod another selector of the run sends: for this one, bounced without a request. */
+const LANDED = Promise.resolve('done' as const);
+
 /**
  * A bounce that was in flight when a previous run died may have landed: look before sending it
  * again. Gone, replaced (another uid) or terminating all mean it landed.
@@ -46,16 +49,20 @@ async function sendBatch(
   for (let start = 0; start < batch.length; start += size) {
     const chunk = batch.slice(start, start + size);
     await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
-    // Under the lease, before it is sent: a newer run counts these as down until replaced.
-    await context.deps.sent?.record(context.data, chunk);
-    const outcomes = await Promise.all(chunk.map((pod) => strategy.bouncePod(context, pod)));
+    // Under the lease, before it is sent: a newer run counts these as down until replaced. A pod
+    // another selector of the run recorded first is its to send: gone or going by this run's
+    // hand, it counts as bounced here too, and its replacement is waited for as any other's.
+    const taken = new Set((await context.deps.sent?.record(context.data, chunk)) ?? []);
+    const outcomes = await Promise.all(
+      chunk.map((pod) => (taken.has(pod.uid) ? LANDED : strategy.bouncePod(context, pod))),
+    );
     context.effectSent();
     chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
     // A batch sent ends the wait before it: the next gate's clock starts afresh. Staged: the next
     // write (the gate's wait, the next chunk) carries it; a crash before it leaves the chunk in
     // flight, and a re-run reads those pods instead of sending anything again.
     context.stage({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
-    const done = chunk.filter((_, index) => outcomes[index] === 'done');
+    const done = chunk.filter((pod, index) => outcomes[index] === 'done' && !taken.has(pod.uid));
     if (done.length > 0) {
       context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
     }

@@ -1,4 +1,5 @@
 import type { PodInfo } from '../../kube/pods.js';
+import { runMoment } from '../../queue/run-identity.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { inheritedAtChoice } from '../others-down.js';
@@ -42,9 +43,14 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   const sent = deps.sent;
   // Read after the LIST: every replacement it shows was recorded before its pod was sent.
   const first = (await sent?.firstBounces(data)) ?? new Map<string, number>();
+  // A pod made from a template this run restarted (bounceMode rollout, any selector) is the run's
+  // replacement too: created in the second the run was accepted, the cutoff cannot tell it.
+  const restarted = runMoment(data);
   const picked = pods.filter(
     (pod) =>
-      needsBounce(pod, issuedAt, cutoff) && !isOwnReplacement(pod, data.selector.namespace, first),
+      needsBounce(pod, issuedAt, cutoff) &&
+      !isOwnReplacement(pod, data.selector.namespace, first) &&
+      pod.restartedAt !== restarted,
   );
   const chosen = picked.map(chosenPod);
   // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.

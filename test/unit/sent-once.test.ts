@@ -1,0 +1,62 @@
+// DESIGN §4 Guarantees with maxConcurrentSelectors > 1: of the run's selectors that chose the same
+// pod, only the first to record it sends it (`SentPods.record`, one script in the real Redis).
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import type { ChosenPod, SelectorJobData } from '../../src/queue/selector-job.js';
+import { SentPods } from '../../src/workflow/sent-pods.js';
+import { deletePrefix, REDIS_URL } from '../support/redis.js';
+
+const owner = { kind: 'ReplicaSet', name: 'reviews-7f9' };
+const controlled = (uid: string): ChosenPod => ({ name: uid, uid, owner });
+const bare = (uid: string): ChosenPod => ({ name: uid, uid });
+
+function job(runKey: string, selectorIndex: number, concurrent = true): SelectorJobData {
+  return {
+    directive: { namespace: 'istio-system', name: 'mesh-certs', uid: 'u-1' },
+    generation: 1,
+    runKey,
+    acceptedAt: '2026-11-29T12:00:00.000Z',
+    selectorIndex,
+    selectorCount: 3,
+    selector: { namespace: 'bookinfo', labels: { app: 'reviews' }, waitForReplicas: 0 },
+    ...(concurrent ? { order: { limit: 2, barrier: false, after: -1 } } : {}),
+    progress: { step: 'bounce' },
+  };
+}
+
+describe('a chunk recorded as sent', () => {
+  const prefix = `pbtest-sent-once-${randomBytes(3).toString('hex')}`;
+  const redis = new Redis(REDIS_URL);
+  const sent = new SentPods(redis, prefix, 60_000, 3_600_000);
+  afterAll(async () => {
+    await deletePrefix(prefix);
+    redis.disconnect();
+  });
+
+  it('leaves out the pods another selector of the run recorded, bare or not, and records the rest', async () => {
+    expect(await sent.record(job('1', 0), [controlled('a'), bare('b')])).toEqual([]);
+    const taken = await sent.record(job('1', 1), [controlled('a'), bare('b'), controlled('c')]);
+    expect(taken.sort()).toEqual(['a', 'b']);
+    // 'c' is selector 1's now: selector 2 leaves it out too.
+    expect(await sent.record(job('1', 2), [controlled('c'), controlled('d')])).toEqual(['c']);
+    // The entries that tell a newer run what is down: each pod once, by the selector that sent it.
+    expect((await sent.list(job('1', 0))).map((pod) => pod.uid).sort()).toEqual(['a', 'c', 'd']);
+  });
+
+  it("never leaves out a selector's own pods: it sends again what its last attempt left undone", async () => {
+    expect(await sent.record(job('2', 0), [controlled('e')])).toEqual([]);
+    expect(await sent.record(job('2', 0), [controlled('e')])).toEqual([]);
+  });
+
+  it('is per run: another run of the directive sends what it chose', async () => {
+    expect(await sent.record(job('3', 1), [controlled('a'), bare('b')])).toEqual([]);
+  });
+
+  it('with one selector at a time, leaves nothing out and keeps no record per run', async () => {
+    expect(await sent.record(job('4', 0, false), [controlled('f'), bare('g')])).toEqual([]);
+    expect(await sent.record(job('4', 1, false), [controlled('f'), bare('g')])).toEqual([]);
+    expect(await redis.keys(`${prefix}:*run-sent*:4`)).toEqual([]);
+  });
+});
