@@ -13,17 +13,30 @@ function inProgress(line: SelectorLine): boolean {
 }
 
 /**
+ * The run's own count of selectors in progress, from the Ready message's summary ("120/1000
+ * selectors done, 50 in progress, …"): the worker knows which have bounced a pod (DESIGN §4
+ * Order), the status only which have chosen theirs.
+ */
+export function inProgressOf(readyMessage: string | undefined): number | undefined {
+  const match = /^\d+\/\d+ selectors done, (\d+) in progress/.exec(readyMessage ?? '');
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
  * One line of counts (done, in progress, waiting, gated, failed; the oldest in progress named),
  * then the selectors in progress, at most LISTED of them: a run of a thousand selectors is read at
- * a glance, its busy part line by line.
+ * a glance, its busy part line by line. `reported`: the run's own count of selectors in progress,
+ * when its Ready message gives one; chosen pods alone do not make a selector in progress.
  */
 export function summaryLines(
   lines: SelectorLine[],
   render: (line: SelectorLine) => string,
+  reported?: number,
 ): string[] {
   const done = lines.filter((line) => DONE.has(line.state)).length;
   const failed = lines.filter((line) => line.state === 'failed');
-  const busy = lines.filter(inProgress);
+  const chosen = lines.filter(inProgress);
+  const busy = reported === undefined ? chosen : chosen.slice(0, reported);
   const gated = lines.filter((line) => !inProgress(line) && /gate|root cert/i.test(line.gate));
   const waiting = lines.length - done - failed.length - busy.length;
   const parts = [

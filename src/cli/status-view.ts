@@ -5,7 +5,7 @@
  * gives it; otherwise the line is derived from the status and the jobs.
  */
 
-import { SUMMARY_ABOVE, summaryLines } from './status-summary.js';
+import { SUMMARY_ABOVE, inProgressOf, summaryLines } from './status-summary.js';
 
 export interface DirectiveView {
   directive: string;
@@ -192,7 +192,10 @@ export function renderStatus(view: DirectiveView, bars: boolean, all = false): s
     return `${label}  ${bar(line.bounced, line.chosen)} ${bounced}  ${readyBar} ${ready}  ${line.state}  ${line.gate}`;
   };
   if (!all && selectors.length > SUMMARY_ABOVE) {
-    return [headerLine(view), ...summaryLines(selectors, render)];
+    return [
+      headerLine(view),
+      ...summaryLines(selectors, render, inProgressOf(readyCondition(view)?.message)),
+    ];
   }
   return [headerLine(view), ...selectors.map(render)];
 }

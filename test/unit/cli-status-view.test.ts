@@ -131,4 +131,20 @@ describe('status of a run of many selectors', () => {
   it('draws every selector with --all', () => {
     expect(renderStatus(view, false, true)).toHaveLength(1 + count);
   });
+
+  it("takes the run's own count of selectors in progress from Ready: chosen pods alone are not", () => {
+    // 60 have chosen their pods, but the worker says 50 are in progress (K = 50): the rest wait.
+    const ready = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'Bouncing',
+      message:
+        '120/1000 selectors done, 50 in progress, 830 waiting; oldest in progress: selector 121 (mesh-1 app=w); selector 170: 1/2 bounced',
+    };
+    const lines = renderStatus({ ...view, status: { ...view.status, conditions: [ready] } }, false);
+    expect(lines[1]).toBe(
+      '120/1000 selectors done, 50 in progress, 830 waiting (0 gated), oldest in progress: selector 121',
+    );
+    expect(lines[12]).toBe('… 40 more in progress (--all lists every selector)');
+  });
 });
