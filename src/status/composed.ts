@@ -66,10 +66,15 @@ export function eventsOf(steps: { event: DirectiveEvent | undefined }[]): Direct
   );
 }
 
+/** Each message a sentence of its own: "selector 3: aborted" and "selector 4: aborted" do not run on. */
+function sentence(message: string): string {
+  return /[.!?]$/.test(message) ? message : `${message}.`;
+}
+
 function joined(events: DirectiveEvent[]): string {
   const kept: string[] = [];
   let length = 0;
-  for (const { message } of events) {
+  for (const message of events.map((event) => sentence(event.message))) {
     if (length + message.length + 1 > EVENT_MESSAGE_MAX - 40) break;
     kept.push(message);
     length += message.length + 1;

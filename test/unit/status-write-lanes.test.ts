@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
 import type { RunRef } from '../../src/status/moments.js';
+import type { DirectiveEvent } from '../../src/kube/gateway.js';
+import { eventsOf } from '../../src/status/composed.js';
 import { StatusReporter } from '../../src/status/reporter.js';
 import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 
@@ -72,5 +74,20 @@ describe('StatusReporter write lanes', () => {
     }
     // The first choice is also the run's start, told in its own Event.
     expect(events.filter((e) => e.reason === 'Bouncing')).toHaveLength(1);
+  });
+
+  it('joins the messages of one reason as sentences, never run together', () => {
+    const ended = (message: string): DirectiveEvent => ({
+      type: 'Warning',
+      reason: 'Aborted',
+      message,
+    });
+    const joined = eventsOf([
+      { event: ended('selector 3: aborted') },
+      { event: ended('selector 4: aborted') },
+    ]);
+    expect(joined).toEqual([
+      expect.objectContaining({ message: 'selector 3: aborted. selector 4: aborted.' }),
+    ]);
   });
 });
