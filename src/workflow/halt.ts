@@ -15,8 +15,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * (or abort). With several selectors in progress at once (DESIGN §4 Order) the first terminal
  * failure halts the run as an abort does (`run-control.ts`): the run is FAILED naming that
  * selector and its cause whichever job writes it, and every other job stops before its next
- * batch. The write waits for a batch already sent to be answered, so that nothing is bounced
- * after the status says FAILED.
+ * batch. The write waits (at most QUIESCE_MS) for a batch already sent to be answered, so that
+ * a batch sent before the halt is not still landing after the status says FAILED; one that takes
+ * longer is answered after it, as a batch sent before a pause is.
  */
 export async function endingOf(context: StepContext, error: unknown): Promise<Moment> {
   const { data, deps } = context;
