@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME } from '../queue/names.js';
 import { inRedis, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
   answeredRun,
-  CLAIM_TTL_SECONDS,
+  claimOrEarlier,
+  deliveryKey,
   duplicateAnswer,
-  earlierAnswer,
   type AnsweredRun,
 } from './remembered-answer.js';
 import { STANDARD_TOLERANCE_SECONDS } from './signatures.js';
@@ -20,8 +18,7 @@ const REMEMBER_SECONDS = 2 * STANDARD_TOLERANCE_SECONDS;
 
 /** Redis key remembering one `webhook-id`, hashed (ids are the sender's free-form strings). */
 export function webhookIdKey(prefix: string, id: string): string {
-  const digest = createHash('sha256').update(id).digest('hex');
-  return `${prefix}:${QUEUE_NAME}:webhook-id:${digest}`;
+  return deliveryKey(prefix, 'webhook-id', id);
 }
 
 /** What is kept of an accepted delivery's answer: the run it named (`AnsweredRun`). */
@@ -60,9 +57,7 @@ export async function claimWebhookId(
   id: string,
 ): Promise<Record<string, unknown> | undefined> {
   const key = webhookIdKey(prefix, id);
-  const claimed = await inRedis(() => redis.set(key, CLAIMED, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  if (claimed !== null) return undefined;
-  return earlierAnswer(redis, key, storedAnswer, 'webhook-id');
+  return claimOrEarlier(redis, key, CLAIMED, { read: storedAnswer, what: 'webhook-id' });
 }
 
 /**
