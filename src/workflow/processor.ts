@@ -133,11 +133,10 @@ function makeContext(
   { directive, aborted, token }: RunStart,
 ): StepContext {
   const data = job.data;
-  // A job enqueued before runs had keys names no run: the status writer then goes by generation.
   const target = {
     ...data.directive,
     generation: data.generation,
-    ...(data.runKey === undefined ? {} : { runKey: data.runKey }),
+    runKey: data.runKey,
     selectorIndex: data.selectorIndex,
   };
   const run = runOf(data);
