@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TransientError } from '../errors.js';
-import { QUEUE_NAME, runJobIds, runKeyOf } from '../queue/names.js';
+import { QUEUE_NAME, runJobIds } from '../queue/names.js';
+import { runKeyOf } from '../queue/run-identity.js';
 import { inRedis, type AcceptedEvent } from './ingest.js';
 
 /** A claim whose holder died (crash mid-request) is released after this long. */
