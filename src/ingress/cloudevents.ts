@@ -63,7 +63,8 @@ interface CloudEventRecord {
 
 /** The answer a record gives a repeat, once the first delivery was answered. */
 function repeatAnswer(record: CloudEventRecord): AcceptedEvent | undefined {
-  if (record.run !== undefined) return duplicateAnswer(record.directive, record.run);
+  if (record.run !== undefined)
+    return duplicateAnswer({ directive: record.directive, run: record.run });
   return record.answer === undefined ? undefined : { ...record.answer, duplicate: true };
 }
 

@@ -41,8 +41,19 @@ export function answeredRun(answer: AcceptedEvent): AnsweredRun {
   return { uid, generation, ...(issuedAt === undefined ? {} : { issuedAt }), selectors };
 }
 
+/** What is kept of an accepted answer for its repeats: its directive and the run it named. */
+export interface AnsweredRecord {
+  directive: string;
+  run: AnsweredRun;
+}
+
+/** The record an accepted answer is kept as. */
+export function answeredRecord(answer: AcceptedEvent): AnsweredRecord {
+  return { directive: answer.directive, run: answeredRun(answer) };
+}
+
 /** The answer a repeat of a delivery gets: the first delivery's, as a duplicate. */
-export function duplicateAnswer(directive: string, run: AnsweredRun): AcceptedEvent {
+export function duplicateAnswer({ directive, run }: AnsweredRecord): AcceptedEvent {
   const { uid, generation, issuedAt, selectors } = run;
   const jobIds = runJobIds({ uid, generation, runKey: runKeyOf(issuedAt) }, selectors);
   return {

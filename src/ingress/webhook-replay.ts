@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { inRedis, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
-  answeredRun,
+  answeredRecord,
   claimOrEarlier,
   deliveryKey,
   duplicateAnswer,
-  type AnsweredRun,
+  type AnsweredRecord,
 } from './remembered-answer.js';
 import { STANDARD_TOLERANCE_SECONDS } from './signatures.js';
 
@@ -19,12 +19,6 @@ const REMEMBER_SECONDS = 2 * STANDARD_TOLERANCE_SECONDS;
 /** Redis key remembering one `webhook-id`, hashed (ids are the sender's free-form strings). */
 export function webhookIdKey(prefix: string, id: string): string {
   return deliveryKey(prefix, 'webhook-id', id);
-}
-
-/** What is kept of an accepted delivery's answer: the run it named (`AnsweredRun`). */
-interface AnsweredRecord {
-  directive: string;
-  run: AnsweredRun;
 }
 
 /**
@@ -41,8 +35,7 @@ function storedAnswer(stored: string): Record<string, unknown> | undefined {
     return {};
   }
   if (!('run' in parsed)) return parsed;
-  const { directive, run } = parsed as unknown as AnsweredRecord;
-  return { ...duplicateAnswer(directive, run) };
+  return { ...duplicateAnswer(parsed as unknown as AnsweredRecord) };
 }
 
 /**
@@ -70,8 +63,7 @@ export async function rememberWebhookAnswer(
   id: string,
   answer: AcceptedEvent | IgnoredEvent,
 ): Promise<void> {
-  const record: AnsweredRecord | IgnoredEvent =
-    'ignored' in answer ? answer : { directive: answer.directive, run: answeredRun(answer) };
+  const record = 'ignored' in answer ? answer : answeredRecord(answer);
   const key = webhookIdKey(prefix, id);
   await inRedis(() => redis.set(key, JSON.stringify(record), 'EX', REMEMBER_SECONDS, 'XX'));
 }
