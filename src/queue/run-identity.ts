@@ -2,8 +2,9 @@ import type { DirectiveStatus } from '../directive/types.js';
 
 // What a run is (DESIGN §2 *Runs*, ADR 0003): one pass over a directive's selectors for one
 // (uid, generation, issuedAt). This module is the one place that says how a run is named, how two
-// runs are ordered and when a status describes one; the Lua scripts (runs, bounce lease) take their
-// ordering from `LUA_RUN_ORDER` here, and test/unit/run-identity.test.ts holds both orderings to each other.
+// runs are ordered and when a status describes one; the Lua scripts (runs, bounce lease) take
+// their ordering from `LUA_RUN_ORDER` here, and test/unit/run-identity.test.ts holds both orderings
+// to each other.
 
 /** A run's identity: its directive's uid, the generation, and its issuance as a runKey. */
 export interface RunId {

@@ -28,8 +28,8 @@ import { LUA_RUN_ORDER } from '../queue/run-identity.js';
  *
  * KEYS: the lease (a hash: job id → "<lock token> <uid> <generation> <runKey>", and the owner), the
  * latest-run record of the job's uid. ARGV: the job id, its lock token ('' when it has none), its
- * generation, its runKey, the queue's key prefix (a job's lock is `<prefix><job id>:lock`), the key's TTL in ms, the job's uid,
- * its run's acceptance (epoch ms; 0 when unknown).
+ * generation, its runKey, the queue's key prefix (a job's lock is `<prefix><job id>:lock`), the
+ * key's TTL in ms, the job's uid, its run's acceptance (epoch ms; 0 when unknown).
  */
 const ACQUIRE = `${LUA_RUN_ORDER}
 local current = redis.call('GET', KEYS[2])
