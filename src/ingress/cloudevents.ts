@@ -108,8 +108,8 @@ function repeatOf(mine: CloudEventRecord): (stored: string) => AcceptedEvent | u
 /**
  * Accepts a CloudEvent at most once per (source, id), even if the directive changed in between
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
- * in Redis (SET NX, `claimOrEarlier`) before anything happens — an inline directive is not even applied for a
- * redelivery — with the sender's credential and the directive it names, and the answer is added
+ * in Redis (SET NX, `claimOrEarlier`) before anything happens — an inline directive is not even
+ * applied for a redelivery — with the sender's credential and the directive it names, and the answer is added
  * once the event is accepted. The same pair again from that sender for that directive is a
  * duplicate, whatever its data; from another sender or for another directive it is a 409, so an
  * id one sender used can neither swallow another's event nor hand it someone else's result
