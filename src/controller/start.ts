@@ -1,13 +1,11 @@
 import type { Config } from '../config.js';
 import type { Directive } from '../directive/types.js';
-import { FollowUps } from '../ingress/follow-ups.js';
 import type { AppDeps } from '../ingress/deps.js';
+import { openIngest } from '../ingress/ingest-parts.js';
 import { groupCommit } from '../queue/durable.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
 import type { Logger } from '../logger.js';
-import { ApiQueues } from '../queue/api-queues.js';
-import { createProducerConnection } from '../queue/connection.js';
 import { RecentRuns } from '../queue/recent-runs.js';
 import type { StatusWriter } from '../status/writer.js';
 import { DirectiveController } from './directive-controller.js';
@@ -36,19 +34,14 @@ export function startController(
   log: Logger,
   { kube, caches, status, deleted }: ControllerParts,
 ): ControllerRole {
-  const redis = createProducerConnection(config.redis);
+  const parts = openIngest(config, log);
+  const { redis, queues, followUps } = parts;
   redis.on('error', (error) => log.debug({ err: error }, 'controller Redis connection error'));
-  const queues = new ApiQueues({ connection: redis, prefix: config.queuePrefix }, log);
-  const followUps = new FollowUps();
   const base: AppDeps = {
-    config,
-    log,
+    ...parts,
     kube,
-    redis,
-    queues,
     status,
     directives: caches.directives,
-    followUps,
     recentRuns: new RecentRuns(),
   };
   const controller = new DirectiveController(

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { directiveKey } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
@@ -9,15 +8,14 @@ import {
 } from '../events/cloudevent.js';
 import { normalizeBody } from '../events/normalize.js';
 import { asReceived } from '../events/received.js';
-import { QUEUE_NAME } from '../queue/names.js';
 import type { AppDeps } from './deps.js';
 import { HttpProblem } from './http-errors.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
   answeredRun,
-  CLAIM_TTL_SECONDS,
+  claimOrEarlier,
+  deliveryKey,
   duplicateAnswer,
-  earlierAnswer,
   type AnsweredRun,
 } from './remembered-answer.js';
 
@@ -47,12 +45,7 @@ export function readEvent(
 
 /** Redis key remembering one CloudEvent; hashed, as source and id are free-form strings. */
 export function cloudEventKey(prefix: string, identity: CloudEventIdentity): string {
-  const digest = createHash('sha256')
-    .update(identity.source)
-    .update('\0')
-    .update(identity.id)
-    .digest('hex');
-  return `${prefix}:${QUEUE_NAME}:cloudevent:${digest}`;
+  return deliveryKey(prefix, 'cloudevent', identity.source, identity.id);
 }
 
 /**
@@ -70,7 +63,8 @@ interface CloudEventRecord {
 
 /** The answer a record gives a repeat, once the first delivery was answered. */
 function repeatAnswer(record: CloudEventRecord): AcceptedEvent | undefined {
-  if (record.run !== undefined) return duplicateAnswer(record.directive, record.run);
+  if (record.run !== undefined)
+    return duplicateAnswer({ directive: record.directive, run: record.run });
   return record.answer === undefined ? undefined : { ...record.answer, duplicate: true };
 }
 
@@ -100,31 +94,22 @@ function conflict(): HttpProblem {
 }
 
 /**
- * The answer given to the first delivery, once it is answered (`earlierAnswer`); a 409 when the
- * pair is another sender's or another directive's.
+ * What a stored record answers a repeat of `mine`: the first delivery's answer once it is given;
+ * a 409 when the pair is another sender's or another directive's.
  */
-function earlierCloudEventAnswer(
-  deps: AppDeps,
-  key: string,
-  mine: CloudEventRecord,
-): Promise<AcceptedEvent> {
-  return earlierAnswer(
-    deps.redis,
-    key,
-    (stored) => {
-      const record = recordOf(stored, mine);
-      if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
-      return repeatAnswer(record);
-    },
-    'CloudEvent',
-  );
+function repeatOf(mine: CloudEventRecord): (stored: string) => AcceptedEvent | undefined {
+  return (stored) => {
+    const record = recordOf(stored, mine);
+    if (record.sender !== mine.sender || record.directive !== mine.directive) throw conflict();
+    return repeatAnswer(record);
+  };
 }
 
 /**
  * Accepts a CloudEvent at most once per (source, id), even if the directive changed in between
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
- * in Redis (SET NX) before anything happens — an inline directive is not even applied for a
- * redelivery — with the sender's credential and the directive it names, and the answer is added
+ * in Redis (SET NX, `claimOrEarlier`) before anything happens — an inline directive is not even
+ * applied for a redelivery — with the sender's credential and the directive it names, and the answer is added
  * once the event is accepted. The same pair again from that sender for that directive is a
  * duplicate, whatever its data; from another sender or for another directive it is a 409, so an
  * id one sender used can neither swallow another's event nor hand it someone else's result
@@ -142,8 +127,11 @@ export async function ingestCloudEvent(
   const key = cloudEventKey(deps.config.queuePrefix, identity);
   const mine: CloudEventRecord = { sender, directive: directiveNamed(event) };
   const claim = JSON.stringify(mine);
-  const claimed = await inRedis(() => deps.redis.set(key, claim, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  if (claimed === null) return earlierCloudEventAnswer(deps, key, mine);
+  const earlier = await claimOrEarlier(deps.redis, key, claim, {
+    read: repeatOf(mine),
+    what: 'CloudEvent',
+  });
+  if (earlier !== undefined) return earlier;
   let result: AcceptedEvent | IgnoredEvent;
   try {
     result = await ingest(deps, event, sender);

@@ -1,12 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TransientError } from '../errors.js';
-import { runJobIds, runKeyOf } from '../queue/names.js';
+import { QUEUE_NAME, runJobIds } from '../queue/names.js';
+import { runKeyOf } from '../queue/run-identity.js';
 import { inRedis, type AcceptedEvent } from './ingest.js';
 
 /** A claim whose holder died (crash mid-request) is released after this long. */
 export const CLAIM_TTL_SECONDS = 60;
 const EARLIER_ANSWER_POLLS = 40;
 const EARLIER_ANSWER_POLL_MS = 100;
+
+/**
+ * Redis key remembering one delivery of a `kind` (cloudevent, webhook-id); hashed, as the parts
+ * naming it (a CloudEvent's source and id, a `webhook-id`) are the sender's free-form strings.
+ */
+export function deliveryKey(prefix: string, kind: string, ...parts: string[]): string {
+  const digest = createHash('sha256').update(parts.join('\0')).digest('hex');
+  return `${prefix}:${QUEUE_NAME}:${kind}:${digest}`;
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,8 +41,19 @@ export function answeredRun(answer: AcceptedEvent): AnsweredRun {
   return { uid, generation, ...(issuedAt === undefined ? {} : { issuedAt }), selectors };
 }
 
+/** What is kept of an accepted answer for its repeats: its directive and the run it named. */
+export interface AnsweredRecord {
+  directive: string;
+  run: AnsweredRun;
+}
+
+/** The record an accepted answer is kept as. */
+export function answeredRecord(answer: AcceptedEvent): AnsweredRecord {
+  return { directive: answer.directive, run: answeredRun(answer) };
+}
+
 /** The answer a repeat of a delivery gets: the first delivery's, as a duplicate. */
-export function duplicateAnswer(directive: string, run: AnsweredRun): AcceptedEvent {
+export function duplicateAnswer({ directive, run }: AnsweredRecord): AcceptedEvent {
   const { uid, generation, issuedAt, selectors } = run;
   const jobIds = runJobIds({ uid, generation, runKey: runKeyOf(issuedAt) }, selectors);
   return {
@@ -53,7 +75,7 @@ export function duplicateAnswer(directive: string, run: AnsweredRun): AcceptedEv
  * event that was then lost: when the first attempt failed (its claim released) or is still not
  * answered, the repeat is a 503 with Retry-After and the sender's retry is handled afresh.
  */
-export async function earlierAnswer<T>(
+async function earlierAnswer<T>(
   redis: Redis,
   key: string,
   read: (stored: string) => T | undefined,
@@ -70,4 +92,24 @@ export async function earlierAnswer<T>(
     `An earlier delivery of this ${what} is still being handled or failed; send it again shortly.`,
     1,
   );
+}
+
+/** How a repeat reads the first delivery's stored record, and what a 503 calls the delivery. */
+export interface RepeatReader<T> {
+  read: (stored: string) => T | undefined;
+  what: string;
+}
+
+/**
+ * Claims a delivery's key (SET NX, for CLAIM_TTL_SECONDS, holding `claim`): undefined for the
+ * first delivery, else the first delivery's answer once it is given (`earlierAnswer`).
+ */
+export async function claimOrEarlier<T>(
+  redis: Redis,
+  key: string,
+  claim: string,
+  { read, what }: RepeatReader<T>,
+): Promise<T | undefined> {
+  const claimed = await inRedis(() => redis.set(key, claim, 'EX', CLAIM_TTL_SECONDS, 'NX'));
+  return claimed !== null ? undefined : earlierAnswer(redis, key, read, what);
 }

@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAME } from '../queue/names.js';
 import { inRedis, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
-  answeredRun,
-  CLAIM_TTL_SECONDS,
+  answeredRecord,
+  claimOrEarlier,
+  deliveryKey,
   duplicateAnswer,
-  earlierAnswer,
-  type AnsweredRun,
+  type AnsweredRecord,
 } from './remembered-answer.js';
 import { STANDARD_TOLERANCE_SECONDS } from './signatures.js';
 
@@ -20,14 +18,7 @@ const REMEMBER_SECONDS = 2 * STANDARD_TOLERANCE_SECONDS;
 
 /** Redis key remembering one `webhook-id`, hashed (ids are the sender's free-form strings). */
 export function webhookIdKey(prefix: string, id: string): string {
-  const digest = createHash('sha256').update(id).digest('hex');
-  return `${prefix}:${QUEUE_NAME}:webhook-id:${digest}`;
-}
-
-/** What is kept of an accepted delivery's answer: the run it named (`AnsweredRun`). */
-interface AnsweredRecord {
-  directive: string;
-  run: AnsweredRun;
+  return deliveryKey(prefix, 'webhook-id', id);
 }
 
 /**
@@ -44,8 +35,7 @@ function storedAnswer(stored: string): Record<string, unknown> | undefined {
     return {};
   }
   if (!('run' in parsed)) return parsed;
-  const { directive, run } = parsed as unknown as AnsweredRecord;
-  return { ...duplicateAnswer(directive, run) };
+  return { ...duplicateAnswer(parsed as unknown as AnsweredRecord) };
 }
 
 /**
@@ -60,9 +50,7 @@ export async function claimWebhookId(
   id: string,
 ): Promise<Record<string, unknown> | undefined> {
   const key = webhookIdKey(prefix, id);
-  const claimed = await inRedis(() => redis.set(key, CLAIMED, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  if (claimed !== null) return undefined;
-  return earlierAnswer(redis, key, storedAnswer, 'webhook-id');
+  return claimOrEarlier(redis, key, CLAIMED, { read: storedAnswer, what: 'webhook-id' });
 }
 
 /**
@@ -75,8 +63,7 @@ export async function rememberWebhookAnswer(
   id: string,
   answer: AcceptedEvent | IgnoredEvent,
 ): Promise<void> {
-  const record: AnsweredRecord | IgnoredEvent =
-    'ignored' in answer ? answer : { directive: answer.directive, run: answeredRun(answer) };
+  const record = 'ignored' in answer ? answer : answeredRecord(answer);
   const key = webhookIdKey(prefix, id);
   await inRedis(() => redis.set(key, JSON.stringify(record), 'EX', REMEMBER_SECONDS, 'XX'));
 }

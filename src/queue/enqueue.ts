@@ -1,6 +1,7 @@
 import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
-import { QUEUE_NAME, runJobIds, runKeyOf, selectorJobName } from './names.js';
+import { QUEUE_NAME, runJobIds, selectorJobName } from './names.js';
+import { runKeyOf } from './run-identity.js';
 import type { Run } from './runs.js';
 import { SELECTOR_BACKOFF } from './selector-backoff.js';
 import type { SelectorJobData } from './selector-job.js';

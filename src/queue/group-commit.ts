@@ -1,5 +1,5 @@
 import { runFor, type EnqueueResult } from './enqueue.js';
-import { runKeyOf } from './names.js';
+import { runKeyOf } from './run-identity.js';
 import { commit, type EnqueueRequest, type GroupCommitDeps, type Waiting } from './batch-commit.js';
 
 export type { EnqueueRequest, GroupCommitDeps } from './batch-commit.js';

@@ -2,8 +2,6 @@ import type { PodSelector } from '../directive/types.js';
 import { runTag, type RunId } from './run-identity.js';
 import type { SelectorJobData } from './selector-job.js';
 
-export { runKeyOf } from './run-identity.js';
-
 /** The one queue every selector job goes through; keys live under QUEUE_PREFIX. */
 export const QUEUE_NAME = 'bounce';
 

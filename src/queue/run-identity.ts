@@ -2,8 +2,9 @@ import type { DirectiveStatus } from '../directive/types.js';
 
 // What a run is (DESIGN §2 *Runs*, ADR 0003): one pass over a directive's selectors for one
 // (uid, generation, issuedAt). This module is the one place that says how a run is named, how two
-// runs are ordered and when a status describes one; the Lua run scripts take their ordering from
-// `LUA_LATER` here, and test/unit/run-identity.test.ts holds both orderings to each other.
+// runs are ordered and when a status describes one; the Lua scripts (runs, bounce lease) take
+// their ordering from `LUA_RUN_ORDER` here, and test/unit/run-identity.test.ts holds both orderings
+// to each other.
 
 /** A run's identity: its directive's uid, the generation, and its issuance as a runKey. */
 export interface RunId {
@@ -69,12 +70,21 @@ export function isSameRun(
 }
 
 /**
- * `compareRuns` in Lua, for the run scripts: whether the run (g1, k1) is later than (g2, k2).
- * Generations are numbers, runKeys decimal strings (Lua numbers are doubles: epoch ms is exact).
+ * The order of runs in Lua, for the run scripts and the bounce lease: `later` is `isLaterRun` and
+ * `sameRun` is `isSameRun` for the runs (g1, k1) and (g2, k2); generations are numbers (or their
+ * decimal strings), runKeys decimal strings (Lua numbers are doubles: epoch ms is exact).
+ * `acceptedLater` orders runs of different uids (a directive deleted and re-created under its
+ * name) by their acceptance (`Run.acceptedAt`, epoch ms): whether at1 came after at2.
  */
-export const LUA_LATER = `
+export const LUA_RUN_ORDER = `
 local function later(g1, k1, g2, k2)
-  return g1 > g2 or (g1 == g2 and tonumber(k1) > tonumber(k2))
+  return tonumber(g1) > tonumber(g2) or (tonumber(g1) == tonumber(g2) and tonumber(k1) > tonumber(k2))
+end
+local function sameRun(g1, k1, g2, k2)
+  return tonumber(g1) == tonumber(g2) and k1 == k2
+end
+local function acceptedLater(at1, at2)
+  return tonumber(at1) > tonumber(at2)
 end
 `;
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { withLuaCommands } from './lua-commands.js';
-import { LUA_LATER } from './run-identity.js';
+import { LUA_RUN_ORDER } from './run-identity.js';
 
 /*
  * The run scripts work on a whole batch of runs in one call: a call per run costs Redis a script
@@ -14,16 +14,16 @@ import { LUA_LATER } from './run-identity.js';
  * issuedAt as sent, written only when that differs from the runKey) and its directive's run
  * budget. ARGV: claim TTL, retention TTL, now (ms), MAX_RUNS_PER_HOUR, then per run: generation,
  * runKey, issuance (1|0), record JSON, its budget member (`runBudgetMember`). Runs are ordered by
- * `LUA_LATER` (`run-identity.ts`). A new run past the budget is answered `too_many` with the
- * ms until one more is allowed, and claims nothing; duplicates never count. Decided in order: a later run
- * of the batch sees what an earlier one claimed. One script, so two api replicas given events at
+ * `later` and `sameRun` (`LUA_RUN_ORDER`, `run-identity.ts`). A new run past the budget is
+ * answered `too_many` with the ms until one more is allowed, and claims nothing; duplicates never
+ * count. Decided in order: a later run of the batch sees what an earlier one claimed. One script, so two api replicas given events at
  * once cannot both decide that the same issuance starts a run.
  *
  * An event is a duplicate when its run's marker exists, or when an event with the same issuedAt
  * as sent was ahead of the clock and started a run: that run's marker then answers (its state and
  * runKey are in the reply, for the caller to re-add that run's jobs while it is being claimed).
  */
-export const CLAIM = `${LUA_LATER}
+export const CLAIM = `${LUA_RUN_ORDER}
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
 local HOUR = 3600000
@@ -58,7 +58,7 @@ local function claim(record, marker, sent, runs, gen, runKey, issuance, json, me
     local g = tonumber(rec.generation)
     if later(g, rec.runKey, gen, runKey) then return {'duplicate', current, ''} end
     -- Object shapes name no issuance: any other run of the generation covers them.
-    if g == gen and rec.runKey ~= runKey and issuance ~= '1' then
+    if g == gen and not sameRun(g, rec.runKey, gen, runKey) and issuance ~= '1' then
       return {'duplicate', current, ''}
     end
   end
@@ -89,7 +89,7 @@ return replies
  * a deleted directive) and answers 1 when it is (still) the latest run, 0 when a newer one is.
  * The record is read as JSON only when another run replaced it since the claim.
  */
-export const CONFIRM = `${LUA_LATER}
+export const CONFIRM = `${LUA_RUN_ORDER}
 local retention = tonumber(ARGV[1])
 local function confirm(k, jobs, json, gen, runKey, acceptedAt)
   for i = k + 4, k + 3 + jobs do

@@ -3,14 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { buildApp } from '../ingress/app.js';
-import { FollowUps } from '../ingress/follow-ups.js';
+import { openIngest } from '../ingress/ingest-parts.js';
 import { DeferredKube, type LoadedKube } from '../ingress/deferred-kube.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
-import { createProducerConnection, readyOrTimeout } from '../queue/connection.js';
-import { ApiQueues } from '../queue/api-queues.js';
+import { readyOrTimeout } from '../queue/connection.js';
 import { describeTopology } from '../queue/redis-topology.js';
 import { reportOutages } from '../queue/redis-watch.js';
 import { StatusWriter } from '../status/writer.js';
@@ -80,7 +79,8 @@ export async function startServe(
   log: Logger,
   source: GatewaySource,
 ): Promise<ServeRole> {
-  const redis: Redis = createProducerConnection(config.redis);
+  const parts = openIngest(config, log);
+  const { redis, queues, followUps } = parts;
   reportOutages(redis, log, config.redis, 'api');
   warnIfEveryNamespace(config, log);
   if (!(await readyOrTimeout(redis, 5000)))
@@ -88,7 +88,6 @@ export async function startServe(
       describeTopology(config.redis),
       'Redis is not reachable yet; events get 503 until it is',
     );
-  const queues = new ApiQueues({ connection: redis, prefix: config.queuePrefix }, log);
   let fail = (error: unknown): void => void error;
   const kubeFailure = new Promise<never>((_, reject) => {
     fail = reject;
@@ -105,14 +104,9 @@ export async function startServe(
     log.child({ component: 'status' }),
     transitionObservers(notifier),
   );
-  const followUps = new FollowUps();
   const app = await buildApp({
-    followUps,
-    config,
-    log,
+    ...parts,
     kube,
-    redis,
-    queues,
     status,
     directives: kube.directives,
     tokenReviewer: kube.tokenReviewer,

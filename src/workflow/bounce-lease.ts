@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { LEASE_OWNER_FIELD, QUEUE_NAME, bounceLeaseKey, latestRunKey } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
+import { LUA_RUN_ORDER } from '../queue/run-identity.js';
 
 /**
  * One run bounces at a time per directive (DESIGN §2 *Runs*). Every effect that depends on what
@@ -27,21 +28,19 @@ import { withLuaCommands } from '../queue/lua-commands.js';
  *
  * KEYS: the lease (a hash: job id → "<lock token> <uid> <generation> <runKey>", and the owner), the
  * latest-run record of the job's uid. ARGV: the job id, its lock token ('' when it has none), its
- * generation, its runKey ('' on jobs enqueued before runs had keys: the generation decides), the
- * queue's key prefix (a job's lock is `<prefix><job id>:lock`), the key's TTL in ms, the job's uid,
- * its run's acceptance (epoch ms; 0 when unknown).
+ * generation, its runKey, the queue's key prefix (a job's lock is `<prefix><job id>:lock`), the
+ * key's TTL in ms, the job's uid, its run's acceptance (epoch ms; 0 when unknown).
  */
-const ACQUIRE = `
+const ACQUIRE = `${LUA_RUN_ORDER}
 local current = redis.call('GET', KEYS[2])
 if current then
   local run = cjson.decode(current)
-  if tonumber(run.generation) ~= tonumber(ARGV[3]) then return 'superseded' end
-  if ARGV[4] ~= '' and run.runKey ~= ARGV[4] then return 'superseded' end
+  if not sameRun(run.generation, run.runKey, ARGV[3], ARGV[4]) then return 'superseded' end
 end
 local owner = redis.call('HGET', KEYS[1], '${LEASE_OWNER_FIELD}')
 if owner then
   local uid, at = string.match(owner, '^(%S+) (%S+)$')
-  if uid ~= ARGV[7] and tonumber(at) >= tonumber(ARGV[8]) then return 'superseded' end
+  if uid ~= ARGV[7] and not acceptedLater(ARGV[8], at) then return 'superseded' end
 end
 local mine = ARGV[7] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4]
 local holders = redis.call('HGETALL', KEYS[1])
@@ -129,7 +128,7 @@ export class BounceLease {
       jobId,
       token ?? '',
       String(data.generation),
-      data.runKey ?? '',
+      data.runKey,
       `${this.prefix}:${QUEUE_NAME}:`,
       String(LEASE_TTL_MS),
       uid,

@@ -19,7 +19,7 @@ import { isPastSelect } from './steps/index.js';
 export type { SelectorResult } from './context.js';
 
 /** The run a job belongs to, as the status describes it. */
-export function runOf(data: SelectorJobData): RunRef {
+export function statusRunOf(data: SelectorJobData): RunRef {
   return {
     generation: data.generation,
     ...(data.issuedAt === undefined ? {} : { issuedAt: data.issuedAt }),
@@ -133,14 +133,13 @@ function makeContext(
   { directive, aborted, token }: RunStart,
 ): StepContext {
   const data = job.data;
-  // A job enqueued before runs had keys names no run: the status writer then goes by generation.
   const target = {
     ...data.directive,
     generation: data.generation,
-    ...(data.runKey === undefined ? {} : { runKey: data.runKey }),
+    runKey: data.runKey,
     selectorIndex: data.selectorIndex,
   };
-  const run = runOf(data);
+  const run = statusRunOf(data);
   const progress = new JobProgress(job, { ...data.progress });
   // The cache holds our own writes too, so its copy carries the latest resourceVersion.
   // Several selectors in progress at once: each message tells the run as it stands then.

@@ -154,9 +154,10 @@ export class SelectorSlots {
     });
   }
 
-  private key(data: SelectorJobData, part: Parameters<typeof runSlotsKey>[2]): string {
+  /** The run's keys of `parts`, in the order a script's KEYS take them. */
+  private keys(data: SelectorJobData, ...parts: Parameters<typeof runSlotsKey>[2][]): string[] {
     const run = runOfJob(data);
-    return runSlotsKey(this.prefix, run, part);
+    return parts.map((part) => runSlotsKey(this.prefix, run, part));
   }
 
   /**
@@ -167,12 +168,7 @@ export class SelectorSlots {
     const order = data.order;
     if (order === undefined) return 'go';
     const answer = await this.redis.podBouncerSelectorStart(
-      this.key(data, 'done'),
-      this.key(data, 'after'),
-      this.key(data, 'barrier'),
-      this.key(data, 'busy'),
-      this.key(data, 'slot'),
-      this.key(data, 'starting'),
+      ...this.keys(data, 'done', 'after', 'barrier', 'busy', 'slot', 'starting'),
       String(data.selectorIndex),
       String(order.after),
       order.barrier ? '1' : '0',
@@ -188,9 +184,7 @@ export class SelectorSlots {
     const order = data.order;
     if (order === undefined) return true;
     const answer = await this.redis.podBouncerSelectorClaim(
-      this.key(data, 'busy'),
-      this.key(data, 'slot'),
-      this.key(data, 'starting'),
+      ...this.keys(data, 'busy', 'slot', 'starting'),
       String(data.selectorIndex),
       String(order.limit),
       String(this.ttlMs),
@@ -201,12 +195,7 @@ export class SelectorSlots {
   /** Marks the selector done and gives its slot back (idempotent). */
   async finish(data: SelectorJobData): Promise<Finished> {
     const [done, wake] = await this.redis.podBouncerSelectorFinish(
-      this.key(data, 'done'),
-      this.key(data, 'busy'),
-      this.key(data, 'after'),
-      this.key(data, 'barrier'),
-      this.key(data, 'slot'),
-      this.key(data, 'starting'),
+      ...this.keys(data, 'done', 'busy', 'after', 'barrier', 'slot', 'starting'),
       String(data.selectorIndex),
       String(data.order?.limit ?? 1),
       String(this.ttlMs),
@@ -220,9 +209,7 @@ export class SelectorSlots {
    */
   async stepAside(data: SelectorJobData): Promise<number[]> {
     const wake = await this.redis.podBouncerSelectorStepAside(
-      this.key(data, 'busy'),
-      this.key(data, 'slot'),
-      this.key(data, 'starting'),
+      ...this.keys(data, 'busy', 'slot', 'starting'),
       String(data.selectorIndex),
       String(data.order?.limit ?? 1),
     );
@@ -231,9 +218,10 @@ export class SelectorSlots {
 
   /** The selectors of the run in progress now, and done: for the status summary. */
   async counts(data: SelectorJobData): Promise<{ done: number; busy: number[] }> {
+    const [doneKey, busyKey] = this.keys(data, 'done', 'busy');
     const [done, busy] = await Promise.all([
-      this.redis.scard(this.key(data, 'done')),
-      this.redis.smembers(this.key(data, 'busy')),
+      this.redis.scard(doneKey!),
+      this.redis.smembers(busyKey!),
     ]);
     return { done, busy: busy.map(Number).sort((a, b) => a - b) };
   }

@@ -6,7 +6,7 @@ import { queueErrorListener } from '../queue/redis-watch.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { WorkflowDeps } from './context.js';
-import { createSelectorProcessor, runOf, type SelectorResult } from './processor.js';
+import { createSelectorProcessor, statusRunOf, type SelectorResult } from './processor.js';
 
 export interface WorkerOptions {
   connection: Redis;
@@ -67,10 +67,14 @@ async function reportUnhandledFailure(
   if (state !== 'failed' || error.name === 'UnrecoverableError') return;
   const data = job.data;
   try {
-    await deps.status.report({ ...data.directive, generation: data.generation }, runOf(data), {
-      kind: 'failed',
-      cause: error.message,
-    });
+    await deps.status.report(
+      { ...data.directive, generation: data.generation },
+      statusRunOf(data),
+      {
+        kind: 'failed',
+        cause: error.message,
+      },
+    );
   } catch (statusError) {
     deps.log.error(
       {

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { InlineApplies } from '../../src/queue/inline-applies.js';
-import { runBudgetKey, runKeyOf } from '../../src/queue/names.js';
+import { runBudgetKey } from '../../src/queue/names.js';
+import { runKeyOf } from '../../src/queue/run-identity.js';
 import type { SelectorJobData } from '../../src/queue/selector-job.js';
 import {
   ALL_AT_ONCE,

@@ -1,25 +1,27 @@
 // What a run is (src/queue/run-identity.ts): one ordering of runs, which the Lua run scripts take
-// as `LUA_LATER`; here both are run over the same generated runs, the Lua through Redis's EVAL.
+// as `LUA_RUN_ORDER`; here both are run over the same generated runs, the Lua through Redis's EVAL.
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { abortKey, selectorJobId } from '../../src/queue/names.js';
 import {
-  LUA_LATER,
+  LUA_RUN_ORDER,
   compareRuns,
   describesRun,
   isLaterRun,
+  isSameRun,
   runKeyOf,
   runMoment,
   tellSameRun,
 } from '../../src/queue/run-identity.js';
 import { REDIS_URL } from '../support/redis.js';
 
-/** Answers, for each pair (a, b) of ARGV, 1 when `a` is later, else 0. */
-const PAIRS = `${LUA_LATER}
+/** Answers, for each pair (a, b) of ARGV, 1 when `a` is later, else 0; then 1 when the same run. */
+const PAIRS = `${LUA_RUN_ORDER}
 local out = {}
 for i = 1, #ARGV, 4 do
   out[#out + 1] = later(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]) and 1 or 0
+  out[#out + 1] = sameRun(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]) and 1 or 0
 end
 return out
 `;
@@ -45,7 +47,8 @@ describe('run identity', () => {
         async (pairs) => {
           const args = pairs.flatMap(([a, b]) => [a.generation, a.runKey, b.generation, b.runKey]);
           const lua = (await redis.eval(PAIRS, 0, ...args.map(String))) as number[];
-          expect(lua).toEqual(pairs.map(([a, b]) => (isLaterRun(a, b) ? 1 : 0)));
+          const ts = pairs.flatMap(([a, b]) => [isLaterRun(a, b), isSameRun(a, b)]);
+          expect(lua).toEqual(ts.map((answer) => (answer ? 1 : 0)));
         },
       ),
       { numRuns: 200 },

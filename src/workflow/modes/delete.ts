@@ -1,14 +1,9 @@
-import { planBatches } from '../batches.js';
-import type { BounceStrategy } from './mode.js';
+import { podByPod, type BounceStrategy } from './mode.js';
 
 /** `delete`: DELETE with a uid precondition; 404 and a uid conflict both mean "already gone". */
 export const deleteMode: BounceStrategy = {
   mode: 'delete',
-  needsOwners: false,
-  plan: ({ chosen, maxUnavailable }) => ({
-    owners: [],
-    batches: planBatches(chosen, maxUnavailable),
-  }),
+  ...podByPod,
   async bouncePod(context, pod) {
     await context.deps.kube.deletePod(context.data.selector.namespace, pod.name, pod.uid);
     return 'done';

@@ -1,5 +1,4 @@
-import { planBatches } from '../batches.js';
-import type { BounceStrategy } from './mode.js';
+import { podByPod, type BounceStrategy } from './mode.js';
 
 /**
  * `evict`: the Eviction API with the same uid guard, so PodDisruptionBudgets are honoured; a 429
@@ -7,11 +6,7 @@ import type { BounceStrategy } from './mode.js';
  */
 export const evictMode: BounceStrategy = {
   mode: 'evict',
-  needsOwners: false,
-  plan: ({ chosen, maxUnavailable }) => ({
-    owners: [],
-    batches: planBatches(chosen, maxUnavailable),
-  }),
+  ...podByPod,
   async bouncePod(context, pod) {
     const outcome = await context.deps.kube.evictPod(
       context.data.selector.namespace,

@@ -1,6 +1,7 @@
 import type { BounceMode } from '../../directive/types.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { StepContext, StepOutcome } from '../context.js';
+import { planBatches } from '../batches.js';
 import type { BouncePlan, PodOwners } from '../plan.js';
 
 /** What became of one pod's bounce: sent (or found already done), or refused for now. */
@@ -54,3 +55,12 @@ export interface BounceStrategy {
    */
   readonly rbac: { worker: readonly RbacRule[]; api: readonly RbacRule[] };
 }
+
+/** The plan of a mode that bounces each chosen pod itself: no owners, `maxUnavailable` a batch. */
+export const podByPod: Pick<BounceStrategy, 'needsOwners' | 'plan'> = {
+  needsOwners: false,
+  plan: ({ chosen, maxUnavailable }) => ({
+    owners: [],
+    batches: planBatches(chosen, maxUnavailable),
+  }),
+};
