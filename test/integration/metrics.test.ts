@@ -152,9 +152,12 @@ describe('GET /metrics', () => {
     expect(accepted.status).toBe(202);
     await waitForState(h, 'bookinfo', 'short-lived', 'FINISHED');
     const labels = { namespace: 'bookinfo', name: 'short-lived' };
-    expect(
-      sample(await scrape(), 'pod_bouncer_directive_state', { ...labels, state: 'FINISHED' }),
-    ).toBe(1);
+    // The gauge is set once the FINISHED write has returned, a moment after the status shows it.
+    await eventually('the FINISHED series', async () =>
+      sample(await scrape(), 'pod_bouncer_directive_state', { ...labels, state: 'FINISHED' }) === 1
+        ? true
+        : undefined,
+    );
 
     // The sweep the roles run every 30 s, on the api's own watch cache.
     const exists = async (ref: { namespace: string; name: string }) =>
