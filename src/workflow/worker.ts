@@ -6,7 +6,13 @@ import { queueErrorListener } from '../queue/redis-watch.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { WorkflowDeps } from './context.js';
-import { createSelectorProcessor, runOf, type SelectorResult } from './processor.js';
+import { haltingMoment, wakeHalted } from './halt.js';
+import {
+  createSelectorProcessor,
+  runOf,
+  statusTargetOf,
+  type SelectorResult,
+} from './processor.js';
 
 export interface WorkerOptions {
   connection: Redis;
@@ -56,7 +62,10 @@ export function startWorker(
 
 /**
  * The processor writes FAILED itself for every failure it sees. A job can also fail without the
- * processor running to the end (its worker died too often); this makes sure the directive says so.
+ * processor running to the end: BullMQ gave up on it (its worker died too often: the failure
+ * deferred to its next start, an UnrecoverableError the processor never saw), or Redis trouble
+ * outlasted its attempts. This makes sure the directive says so, as the processor would: with
+ * several selectors in progress the run is halted, and a halt already there keeps its cause.
  */
 async function reportUnhandledFailure(
   deps: WorkflowDeps,
@@ -64,13 +73,15 @@ async function reportUnhandledFailure(
   error: Error,
 ): Promise<void> {
   const state = await job.getState().catch(() => 'unknown');
-  if (state !== 'failed' || error.name === 'UnrecoverableError') return;
+  const processorsOwn = error.name === 'UnrecoverableError' && job.deferredFailure === undefined;
+  if (state !== 'failed' || processorsOwn) return;
   const data = job.data;
   try {
-    await deps.status.report({ ...data.directive, generation: data.generation }, runOf(data), {
-      kind: 'failed',
-      cause: error.message,
-    });
+    const moment = await haltingMoment(deps, data, error, job.processedOn);
+    await deps.status.report(statusTargetOf(data), runOf(data), moment);
+    if (moment.kind === 'failed' && moment.selector === data.selectorIndex) {
+      await wakeHalted(deps, data);
+    }
   } catch (statusError) {
     deps.log.error(
       {
