@@ -4,6 +4,7 @@ import { observeWaitTimedOut } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import { StatusConflictError } from '../status/writer.js';
+import type { Moment } from '../status/moments.js';
 import type { SelectorResult, StepContext } from './context.js';
 import { endedMidRun } from './directive-check.js';
 import { endingOf, wakeHalted } from './halt.js';
@@ -60,7 +61,8 @@ export async function onFailure(
     );
     throw error;
   }
-  await failTerminally(context, error, job.processedOn);
+  const unwritten = await failTerminally(context, error, job.processedOn);
+  if (unwritten !== undefined) throw new FailureUnwritten(messageOf(error), unwritten);
   throw new UnrecoverableError(messageOf(error));
 }
 
@@ -79,28 +81,48 @@ async function rerunLater(
 }
 
 /**
+ * A terminal failure whose FAILED the processor could not write (its writes kept conflicting, or
+ * the API server was unreachable): the job fails all the same, and the worker's 'failed' handler
+ * writes `moment` once more after it (`worker.ts`), when the writers it collided with are done.
+ */
+export class FailureUnwritten extends UnrecoverableError {
+  constructor(
+    message: string,
+    readonly moment: Moment,
+  ) {
+    super(message);
+    this.name = 'UnrecoverableError';
+  }
+}
+
+/**
  * Records the failure where a person will look (status, Event, job log) and clears the wait clock,
- * so that an admin's retry starts a fresh wait from the same step instead of re-bouncing.
+ * so that an admin's retry starts a fresh wait from the same step instead of re-bouncing. Answers
+ * the moment the status could not be told, if any.
  */
 async function failTerminally(
   context: StepContext,
   error: unknown,
   attempt: number | undefined,
-): Promise<void> {
+): Promise<Moment | undefined> {
   const cause = messageOf(error);
   context.log.error({ err: error, step: context.progress.step }, 'selector job failed');
   if (error instanceof WaitTimeoutError) observeWaitTimedOut(context.progress);
   context.note(`failed: ${cause}`);
   await context.save({ waitStartedAt: undefined });
   let halting = false;
+  let unwritten: Moment | undefined;
   try {
     const moment = await endingOf(context, error, attempt);
     halting = moment.kind === 'failed' && moment.selector === context.data.selectorIndex;
+    unwritten = moment;
     await context.report(moment);
+    unwritten = undefined;
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');
   }
   // The first failure of a run it halted: the selectors parked meanwhile are told now, whether or
   // not the status could be written.
   if (halting) await wakeHalted(context.deps, context.data).catch(() => undefined);
+  return unwritten;
 }

@@ -6,6 +6,7 @@ import { queueErrorListener } from '../queue/redis-watch.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { WorkflowDeps } from './context.js';
+import { FailureUnwritten } from './failure.js';
 import { haltingMoment, wakeHalted } from './halt.js';
 import {
   createSelectorProcessor,
@@ -61,11 +62,12 @@ export function startWorker(
 }
 
 /**
- * The processor writes FAILED itself for every failure it sees. A job can also fail without the
- * processor running to the end: BullMQ gave up on it (its worker died too often: the failure
- * deferred to its next start, an UnrecoverableError the processor never saw), or Redis trouble
- * outlasted its attempts. This makes sure the directive says so, as the processor would: with
- * several selectors in progress the run is halted, and a halt already there keeps its cause.
+ * The processor writes FAILED itself for every failure it sees; one it could not write, it hands
+ * over here (FailureUnwritten). A job can also fail without the processor running to the end:
+ * BullMQ gave up on it (its worker died too often: the failure deferred to its next start, an
+ * UnrecoverableError the processor never saw), or Redis trouble outlasted its attempts. This
+ * makes sure the directive says so, as the processor would: with several selectors in progress
+ * the run is halted, and a halt already there keeps its cause.
  */
 async function reportUnhandledFailure(
   deps: WorkflowDeps,
@@ -73,15 +75,18 @@ async function reportUnhandledFailure(
   error: Error,
 ): Promise<void> {
   const state = await job.getState().catch(() => 'unknown');
-  const processorsOwn = error.name === 'UnrecoverableError' && job.deferredFailure === undefined;
+  const unwritten = error instanceof FailureUnwritten ? error.moment : undefined;
+  const processorsOwn =
+    unwritten === undefined &&
+    error.name === 'UnrecoverableError' &&
+    job.deferredFailure === undefined;
   if (state !== 'failed' || processorsOwn) return;
   const data = job.data;
   try {
-    const moment = await haltingMoment(deps, data, error, job.processedOn);
+    const moment = unwritten ?? (await haltingMoment(deps, data, error, job.processedOn));
     await deps.status.report(statusTargetOf(data), runOf(data), moment);
-    if (moment.kind === 'failed' && moment.selector === data.selectorIndex) {
-      await wakeHalted(deps, data);
-    }
+    const halting = moment.kind === 'failed' && moment.selector === data.selectorIndex;
+    if (unwritten === undefined && halting) await wakeHalted(deps, data);
   } catch (statusError) {
     deps.log.error(
       {

@@ -120,3 +120,61 @@ describe('a selector job that BullMQ fails itself', () => {
     expectEachDeletedOnce(h, originals);
   }, 90_000);
 });
+
+// DESIGN §4: a 409 on a status write means re-read and retry. A FAILED whose writes conflict more
+// often than the writer's bound still reaches the status: the job fails, and its write is tried
+// again once it has.
+describe('a FAILED write that keeps conflicting', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('failed-unwritten', {
+      env: { BOUNCE_MODE: 'delete', ROOT_CERT_SYNC_TIMEOUT_SECONDS: '2' },
+    });
+  });
+  afterAll(async () => h.close());
+
+  it('is written once the job has failed', async () => {
+    const ns = 'unwritten';
+    h.sim.addWorkload({
+      namespace: ns,
+      name: 'cert',
+      kind: 'ReplicaSet',
+      labels: { app: 'cert' },
+      replicas: 1,
+    });
+    h.sim.putSecret(ns, 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
+    h.sim.putConfigMap(ns, 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    const rootCertSync = {
+      secretRef: { name: 'cacerts', namespace: ns },
+      secretKey: 'root-cert.pem',
+      configMapRef: { name: 'istio-ca-root-cert', namespace: ns },
+      configMapKey: 'root-cert.pem',
+    };
+    h.sim.applyDirective(
+      directive(ns, 'mesh', [{ namespace: ns, labels: { app: 'cert' }, rootCertSync }]),
+    );
+    expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
+    const status = () => (h.sim.getDirective(ns, 'mesh') as any)?.status;
+    const ready = () => status()?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+    await eventually('the wait for the root cert shown', () =>
+      ready()?.reason === 'Waiting' ? true : undefined,
+    );
+    // The next status write is the FAILED of the timeout: its first ten tries conflict.
+    const from = h.sim.requests().length;
+    h.sim.setFaults({
+      errorRate: 1,
+      status: 409,
+      methods: ['PATCH'],
+      resources: ['status'],
+      limit: 10,
+    });
+    await eventually('FAILED', () => (status()?.state === 'FAILED' ? true : undefined), 20_000);
+    h.sim.setFaults(null);
+    expect(status().error).toMatch(/^selector 0: timed out after 2s/);
+    const conflicts = h.sim
+      .requests()
+      .slice(from)
+      .filter((r) => r.subresource === 'status' && r.method === 'PATCH' && r.status === 409);
+    expect(conflicts).toHaveLength(10);
+  }, 60_000);
+});
