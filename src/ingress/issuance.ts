@@ -5,6 +5,7 @@ import { ISSUED_AT_ANNOTATION, type Directive } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
+import { plainText } from '../plain-text.js';
 
 type Accepted = Exclude<CertIssued, { kind: 'ignored' }>;
 
@@ -49,7 +50,12 @@ export async function warnInvalidIssuedAt(
   const key = `${deps.config.queuePrefix}:bounce:invalid-issued-at:${directive.metadata.uid}:${digest}`;
   const first = await deps.redis.set(key, '1', 'EX', WARNED_FOR_SECONDS, 'NX').catch(() => null);
   if (first !== 'OK') return;
-  const shown = JSON.stringify(value.slice(0, 64));
+  // The sender's value, without what would act on a terminal (`kubectl describe`): quoted, short.
+  const shown = JSON.stringify(
+    plainText(value)
+      .slice(0, 64)
+      .replace(/[\ud800-\udbff]$/, ''),
+  );
   const message = `The annotation ${ISSUED_AT_ANNOTATION}=${shown} ${why}; it is ignored and starts no run.`;
   await deps.kube
     .recordEvent(directive, { type: 'Warning', reason: 'InvalidIssuedAt', message })

@@ -5,6 +5,7 @@ import type { Directive } from '../directive/types.js';
 import { selectorJobId } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { RunRef } from '../status/moments.js';
+import type { Target } from '../status/reporter.js';
 import { jobLease } from './bounce-lease.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
 import { assertJobNamespacesAllowed, currentDirective } from './directive-check.js';
@@ -26,6 +27,17 @@ export function statusRunOf(data: SelectorJobData): RunRef {
     selectorIndex: data.selectorIndex,
     selectorCount: data.selectorCount,
     selector: data.selector,
+  };
+}
+
+/** The directive and run a job's status writes are for. */
+export function statusTargetOf(data: SelectorJobData): Target {
+  // A job enqueued before runs had keys names no run: the status writer then goes by generation.
+  return {
+    ...data.directive,
+    generation: data.generation,
+    ...(data.runKey === undefined ? {} : { runKey: data.runKey }),
+    selectorIndex: data.selectorIndex,
   };
 }
 
@@ -133,12 +145,7 @@ function makeContext(
   { directive, aborted, token }: RunStart,
 ): StepContext {
   const data = job.data;
-  const target = {
-    ...data.directive,
-    generation: data.generation,
-    runKey: data.runKey,
-    selectorIndex: data.selectorIndex,
-  };
+  const target = statusTargetOf(data);
   const run = statusRunOf(data);
   const progress = new JobProgress(job, { ...data.progress });
   // The cache holds our own writes too, so its copy carries the latest resourceVersion.

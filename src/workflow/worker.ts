@@ -6,7 +6,14 @@ import { queueErrorListener } from '../queue/redis-watch.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { WorkflowDeps } from './context.js';
-import { createSelectorProcessor, statusRunOf, type SelectorResult } from './processor.js';
+import { FailureUnwritten } from './failure.js';
+import { haltingMoment, wakeHalted } from './halt.js';
+import {
+  createSelectorProcessor,
+  statusRunOf,
+  statusTargetOf,
+  type SelectorResult,
+} from './processor.js';
 
 export interface WorkerOptions {
   connection: Redis;
@@ -55,8 +62,12 @@ export function startWorker(
 }
 
 /**
- * The processor writes FAILED itself for every failure it sees. A job can also fail without the
- * processor running to the end (its worker died too often); this makes sure the directive says so.
+ * The processor writes FAILED itself for every failure it sees; one it could not write, it hands
+ * over here (FailureUnwritten). A job can also fail without the processor running to the end:
+ * BullMQ gave up on it (its worker died too often: the failure deferred to its next start, an
+ * UnrecoverableError the processor never saw), or Redis trouble outlasted its attempts. This
+ * makes sure the directive says so, as the processor would: with several selectors in progress
+ * the run is halted, and a halt already there keeps its cause.
  */
 async function reportUnhandledFailure(
   deps: WorkflowDeps,
@@ -64,17 +75,18 @@ async function reportUnhandledFailure(
   error: Error,
 ): Promise<void> {
   const state = await job.getState().catch(() => 'unknown');
-  if (state !== 'failed' || error.name === 'UnrecoverableError') return;
+  const unwritten = error instanceof FailureUnwritten ? error.moment : undefined;
+  const processorsOwn =
+    unwritten === undefined &&
+    error.name === 'UnrecoverableError' &&
+    job.deferredFailure === undefined;
+  if (state !== 'failed' || processorsOwn) return;
   const data = job.data;
   try {
-    await deps.status.report(
-      { ...data.directive, generation: data.generation },
-      statusRunOf(data),
-      {
-        kind: 'failed',
-        cause: error.message,
-      },
-    );
+    const moment = unwritten ?? (await haltingMoment(deps, data, error, job.processedOn));
+    await deps.status.report(statusTargetOf(data), statusRunOf(data), moment);
+    const halting = moment.kind === 'failed' && moment.selector === data.selectorIndex;
+    if (unwritten === undefined && halting) await wakeHalted(deps, data);
   } catch (statusError) {
     deps.log.error(
       {

@@ -129,6 +129,25 @@ describe('the issued-at annotation', () => {
     expect(h.sim.deletedPods()).toHaveLength(bounced);
   });
 
+  it("shows an invalid value in its Warning without the sender's control or bidi characters", async () => {
+    h.sim.addWorkload({
+      namespace: NS,
+      name: 'odd',
+      kind: 'ReplicaSet',
+      labels: { app: 'odd' },
+      replicas: 1,
+    });
+    // An 8-bit CSI (clears the screen), an 8-bit OSC (retitles the window), a bidi override.
+    annotate('controls', 'odd', '2026-01-01\u009b2J\u009d0;owned\u009c\u202eZ00:00:00T');
+    expect((await h.post(watchEvent('controls'))).status).toBe(202);
+    const [warning] = await eventually('the InvalidIssuedAt Warning', () =>
+      warnings('controls').length > 0 ? warnings('controls') : undefined,
+    );
+    const message = (warning as { message: string }).message;
+    expect(message).toContain('"2026-01-01Z00:00:00T"');
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it('is the issuance a dry run plans with: pods created at or after it are left alone', async () => {
     const before = new Date(Date.now() - 60_000).toISOString();
     h.sim.addWorkload({
