@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Directive } from '../directive/types.js';
-import { FollowUps } from '../ingress/follow-ups.js';
+import { FollowUps } from '../status/follow-ups.js';
 import type { AppDeps } from '../ingress/deps.js';
 import { groupCommit } from '../queue/durable.js';
 import type { KubeGateway } from '../kube/gateway.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { buildApp } from '../ingress/app.js';
-import { FollowUps } from '../ingress/follow-ups.js';
+import { FollowUps } from '../status/follow-ups.js';
 import { DeferredKube, type LoadedKube } from '../ingress/deferred-kube.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
