@@ -5,7 +5,7 @@ import type { EnqueueResult } from '../queue/enqueue.js';
 import { groupCommit, inRedis } from '../queue/durable.js';
 import { InlineApplies } from '../queue/inline-applies.js';
 import { runKeyOf, tooManyRunsEventKey } from '../queue/names.js';
-import { accepted } from '../status/transitions.js';
+import { accepted } from '../status/moments.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';

@@ -1,7 +1,14 @@
 import type { Directive, ObjectRef } from '../directive/types.js';
 import { describesRun } from '../queue/run-identity.js';
-import { isFinal, isProgressOnly, transitionFor, type Moment, type RunRef } from './moments.js';
-import { accepted } from './transitions.js';
+import {
+  accepted,
+  isFinal,
+  isProgressOnly,
+  transitionFor,
+  type Moment,
+  type RunRef,
+} from './moments.js';
+
 import { WriteLanes } from './write-lanes.js';
 import type { StatusWriter, WriteOutcome } from './writer.js';
 

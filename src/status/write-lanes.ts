@@ -1,5 +1,5 @@
 import type { Directive } from '../directive/types.js';
-import type { Transition } from './transitions.js';
+import type { Transition } from './projection.js';
 import type { StatusWriter, WriteOutcome, WriteTarget } from './writer.js';
 
 interface Queued {

@@ -4,7 +4,7 @@ import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.j
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
 import { composed, type Composed } from './composed.js';
-import type { Transition } from './transitions.js';
+import type { Transition } from './projection.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
