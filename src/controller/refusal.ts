@@ -1,5 +1,5 @@
 import { domainProblem } from '../ingress/http-errors.js';
-import { transition, type Transition } from '../status/transitions.js';
+import { transition, type Transition } from '../status/projection.js';
 
 /** What the controller does after an ingest failed, decided from the answer a sender would get. */
 export type Verdict =

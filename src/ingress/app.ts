@@ -10,7 +10,7 @@ import { limitBodyTime } from './body-timeout.js';
 import { lazySchemaCompilers } from './lazy-schemas.js';
 import type { AppDeps } from './deps.js';
 import { judgeOf } from '../gates/judge.js';
-import { FollowUps } from './follow-ups.js';
+import { FollowUps } from '../status/follow-ups.js';
 import { groupCommit } from '../queue/durable.js';
 import { clientErrorHandler, sendProblem } from './http-errors.js';
 import { registerOpenApi } from './openapi.js';

@@ -9,7 +9,7 @@ import type { ApiQueues } from '../queue/api-queues.js';
 import type { GroupCommit } from '../queue/group-commit.js';
 import type { RecentRuns } from '../queue/recent-runs.js';
 import type { StatusWriter } from '../status/writer.js';
-import type { FollowUps } from './follow-ups.js';
+import type { FollowUps } from '../status/follow-ups.js';
 
 /** The API-server calls the api makes: the gateway's (`serve` hands them over once it is loaded). */
 export type ApiKube = Pick<

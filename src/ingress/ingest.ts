@@ -6,7 +6,7 @@ import { groupCommit, inRedis } from '../queue/durable.js';
 import { InlineApplies } from '../queue/inline-applies.js';
 import { tooManyRunsEventKey } from '../queue/names.js';
 import { runKeyOf } from '../queue/run-identity.js';
-import { accepted } from '../status/transitions.js';
+import { accepted } from '../status/moments.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
 import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';

@@ -1,23 +1,11 @@
 import { createHash } from 'node:crypto';
 import { CloudEvent, HTTP } from 'cloudevents';
 import type { DirectiveStatus } from '../directive/types.js';
-import { tellSameRun, type RunId } from '../queue/run-identity.js';
+import type { RunId } from '../queue/run-identity.js';
+import { phaseChange, readyOf } from '../status/changes.js';
 import type { TransitionWritten } from '../status/writer.js';
 
 export type NotifyFormat = 'cloudevents' | 'slack';
-
-/** The transitions people are told about; the CloudEvent type is `io.pod-bouncer.directive.<kind>`. */
-export const NOTIFIED = [
-  'accepted',
-  'bouncing',
-  'waiting',
-  'gated',
-  'paused',
-  'finished',
-  'failed',
-  'aborted',
-] as const;
-export type NotifiedKind = (typeof NOTIFIED)[number];
 
 /** What a notification job carries: everything needed to send it again, identically. */
 export interface Notification {
@@ -34,56 +22,21 @@ export interface Notification {
   };
 }
 
-/** The Ready condition's reason, as the status says it (undefined when it has none). */
-function readyOf(
-  status: DirectiveStatus | undefined,
-): { reason: string; message: string } | undefined {
-  return status?.conditions?.find((condition) => condition.type === 'Ready');
-}
-
-const KIND_OF_READY_REASON: Record<string, NotifiedKind> = {
-  Pending: 'accepted',
-  Bouncing: 'bouncing',
-  Waiting: 'waiting',
-  Gated: 'gated',
-  Paused: 'paused',
-  Finished: 'finished',
-  Failed: 'failed',
-  Aborted: 'aborted',
-};
-
 /**
- * The kind of a transition: the Ready condition's reason after the write, told only when it
- * changed (or the write started a new run). Progress within one reason (a wait's counts) is not
- * a transition.
- */
-function kindOf(written: TransitionWritten): NotifiedKind | undefined {
-  const after = readyOf(written.directive.status)?.reason;
-  if (after === undefined) return undefined;
-  const sameRun = tellSameRun(written.before, written.directive.status ?? {});
-  if (sameRun && readyOf(written.before)?.reason === after) return undefined;
-  return KIND_OF_READY_REASON[after];
-}
-
-/** The selector a transition is about (0-based), when the writer worked for one. */
-function selectorOf(written: TransitionWritten): number | undefined {
-  return written.target.selectorIndex;
-}
-
-/**
- * The notification of a written transition, or undefined for transitions that are not told
- * (pods chosen). The id is derived from the run and the transition only, so every delivery of
- * the same transition, by any process, carries the same id.
+ * The notification of a written transition, or undefined when it moved the run into no new phase
+ * (pods chosen, a wait's counts); its type is `io.pod-bouncer.directive.<phase>`. The id is
+ * derived from the run and the phase only, so every delivery of the same transition, by any
+ * process, carries the same id.
  */
 export function notificationOf(
   written: TransitionWritten,
   now = new Date(),
 ): Notification | undefined {
-  const kind = kindOf(written);
+  const kind = phaseChange(written.before, written.directive.status);
   if (kind === undefined) return undefined;
   const { uid, generation, namespace, name } = written.directive.metadata;
   const runKey = written.target.runKey ?? '0';
-  const selector = selectorOf(written);
+  const selector = written.target.selectorIndex;
   const id = createHash('sha256')
     .update([uid, generation, runKey, selector ?? '-', kind].join('|'))
     .digest('hex')

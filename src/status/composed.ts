@@ -1,6 +1,6 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
-import { eventOf, type Transition } from './transitions.js';
+import { eventOf, type Transition } from './projection.js';
 
 /** Kubernetes Event messages are cut at 1 KiB by most readers; a merged one stays under it. */
 const EVENT_MESSAGE_MAX = 1000;

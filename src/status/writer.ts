@@ -4,7 +4,7 @@ import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.j
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
 import { composed, type Composed } from './composed.js';
-import type { Transition } from './transitions.js';
+import type { Transition } from './projection.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
@@ -105,20 +105,7 @@ export class StatusWriter {
     transition: Transition,
     lastRead?: Directive,
   ): Promise<WriteOutcome> {
-    return (await this.applyFrom([{ target, transition }], lastRead)).outcome;
-  }
-
-  /**
-   * Applies several transitions of one run (the first target's uid, generation and runKey guard
-   * them all) in one merge patch, each over the status the ones before it make: one write, one
-   * Event per reason (`composed.ts`), and each transition told to the observers on its own.
-   * Returns the directive written too, for the caller's next write.
-   */
-  async applyTogether(
-    entries: Written[],
-    lastRead?: Directive,
-  ): Promise<{ outcome: WriteOutcome; directive?: Directive }> {
-    return this.applyFrom(entries, lastRead);
+    return (await this.applyTogether([{ target, transition }], lastRead)).outcome;
   }
 
   /**
@@ -134,7 +121,7 @@ export class StatusWriter {
     let anyWritten = false;
     let outcome: WriteOutcome = 'unchanged';
     for (const transition of transitions) {
-      const step = await this.applyFrom([{ target, transition }], current);
+      const step = await this.applyTogether([{ target, transition }], current);
       outcome = step.outcome;
       if (outcome === 'stale' || outcome === 'gone') return outcome;
       anyWritten ||= outcome === 'written';
@@ -143,9 +130,15 @@ export class StatusWriter {
     return anyWritten ? 'written' : outcome;
   }
 
-  private async applyFrom(
+  /**
+   * Applies several transitions of one run (the first target's uid, generation and runKey guard
+   * them all) in one merge patch, each over the status the ones before it make: one write, one
+   * Event per reason (`composed.ts`), and each transition told to the observers on its own.
+   * Returns the directive written too, for the caller's next write.
+   */
+  async applyTogether(
     entries: Written[],
-    lastRead: Directive | undefined,
+    lastRead?: Directive,
   ): Promise<{ outcome: WriteOutcome; directive?: Directive }> {
     const target = entries[0]!.target;
     let cached = lastRead;

@@ -28,7 +28,7 @@ describe('status write conflicts', () => {
     const done = await waitForState(h, ns, 'many', 'FINISHED', 90_000);
     expect(done.status.error).toBe('');
     expect(done.status.podsBounced).toHaveLength(200);
-    // The writes of 50 selectors in progress are coalesced per directive (status/write-lanes.ts),
+    // The writes of 50 selectors in progress are coalesced per directive (the lanes of status/reporter.ts),
     // so one worker seldom conflicts with itself; the next test forces conflicts on every write.
   }, 120_000);
 

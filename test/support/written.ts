@@ -2,7 +2,7 @@
 // to the status it was written over, with the Event that told it.
 import type { Directive, DirectiveStatus } from '../../src/directive/types.js';
 import type { RunRef } from '../../src/status/moments.js';
-import { eventOf, type Transition } from '../../src/status/transitions.js';
+import { eventOf, type Transition } from '../../src/status/projection.js';
 import type { TransitionWritten } from '../../src/status/writer.js';
 
 export function selectorRun(selectorIndex: number, selectorCount = 2, generation = 3): RunRef {

@@ -3,7 +3,7 @@ import type { DirectiveState } from '../../src/directive/types.js';
 import { observeTransition, recordBuildInfo } from '../../src/metrics/directives.js';
 import { registry } from '../../src/metrics/registry.js';
 import { transitionFor } from '../../src/status/moments.js';
-import type { Transition } from '../../src/status/transitions.js';
+import type { Transition } from '../../src/status/projection.js';
 import { selectorRun, writtenTransition } from '../support/written.js';
 
 function written(name: string, state: DirectiveState, transition: Transition) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FollowUps } from '../../src/ingress/follow-ups.js';
+import { FollowUps } from '../../src/status/follow-ups.js';
 import { createLogger } from '../../src/logger.js';
 
 describe('follow-ups', () => {

@@ -6,7 +6,7 @@ import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
 import type { Counts, RunRef } from '../../src/status/moments.js';
 import { StatusReporter, type Target } from '../../src/status/reporter.js';
-import { accepted } from '../../src/status/transitions.js';
+import { accepted } from '../../src/status/moments.js';
 import type { StatusWriter } from '../../src/status/writer.js';
 import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 import { HeldReports } from '../../src/workflow/held-reports.js';

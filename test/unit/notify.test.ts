@@ -4,7 +4,8 @@ import { notificationOf, render } from '../../src/notify/message.js';
 import { notifyBackoff } from '../../src/notify/notifier.js';
 import type { DirectiveStatus } from '../../src/directive/types.js';
 import { transitionFor } from '../../src/status/moments.js';
-import { accepted, type Transition } from '../../src/status/transitions.js';
+import { accepted } from '../../src/status/moments.js';
+import type { Transition } from '../../src/status/projection.js';
 import { selectorRun, writtenTransition } from '../support/written.js';
 
 const TARGET = { namespace: 'ns', name: 'd', uid: 'u-1', generation: 3, runKey: '1700000000000' };

@@ -6,7 +6,7 @@ import type { Simulator } from '../../src/sim/index.js';
 import { directiveManifest } from '../../src/stack/sim-stack.js';
 import { isRetryable } from '../../src/errors.js';
 import { transitionFor } from '../../src/status/moments.js';
-import { accepted } from '../../src/status/transitions.js';
+import { accepted } from '../../src/status/moments.js';
 import { StatusConflictError, type StatusWriter } from '../../src/status/writer.js';
 import { startStatusFixture, type StatusFixture } from '../support/status-fixture.js';
 

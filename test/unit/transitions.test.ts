@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DirectiveStatus } from '../../src/directive/types.js';
 import { setCondition } from '../../src/status/conditions.js';
 import { transitionFor, type Moment, type RunRef } from '../../src/status/moments.js';
-import { accepted } from '../../src/status/transitions.js';
+import { accepted } from '../../src/status/moments.js';
 
 const T0 = new Date('2026-11-29T12:00:00Z');
 const T1 = new Date('2026-11-29T12:00:07Z');
