@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BouncedPods, DirectiveState, DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { describesRun } from '../queue/run-identity.js';
-import { removeCondition, sameConditions, setCondition } from './conditions.js';
+import { removeCondition, setCondition } from './conditions.js';
 
 /** What the run says the status must be after one moment of it, in kstatus terms. */
 export interface DesiredStatus {
@@ -69,18 +69,15 @@ export function project(
 
 /**
  * The merge patch that turns `before` into `after`: the fields that differ (a field removed is
- * null), with observedGeneration; undefined when nothing differs (no write, no Event).
+ * null), with observedGeneration; undefined when nothing differs (no write, no Event). Conditions
+ * compare as a list: `project` keeps their order, adding new ones at the end.
  */
 export function diff(before: DirectiveStatus, after: DirectiveStatus): DirectiveStatus | undefined {
   const patch: Record<string, unknown> = {};
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   for (const key of keys as Set<keyof DirectiveStatus>) {
-    const [was, is] = [before[key] ?? undefined, after[key] ?? undefined];
-    const same =
-      key === 'conditions'
-        ? sameConditions(before.conditions, after.conditions)
-        : isDeepStrictEqual(was, is);
-    if (!same) patch[key] = is ?? null;
+    const is = after[key] ?? undefined;
+    if (!isDeepStrictEqual(before[key] ?? undefined, is)) patch[key] = is ?? null;
   }
   if (Object.keys(patch).length === 0) return undefined;
   return { observedGeneration: after.observedGeneration, ...patch };
