@@ -1,7 +1,7 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { readyOf } from './changes.js';
-import { transition, type DesiredStatus, type Transition } from './projection.js';
+import { transition, type DesiredStatus, type Said, type Transition } from './projection.js';
 import { countsLabel, messageOf, selectorLabel, type Counts, type RunRef } from './run-messages.js';
 
 export type { Counts, RunRef, RunSummary } from './run-messages.js';
@@ -56,7 +56,10 @@ export function accepted(generation: number, selectors: number, issuedAt?: strin
   // issuance tells the rounds of a rotation apart in `kubectl describe pbd`.
   const issued = issuedAt === undefined ? '' : ` (issued ${issuedAt})`;
   const message = `Run accepted for generation ${generation}${issued}: ${selectors} pod selector(s) queued.`;
-  return transition('accepted', desired, { type: 'Normal', reason: 'Accepted', message });
+  return transition('accepted', {
+    desired,
+    event: { type: 'Normal', reason: 'Accepted', message },
+  });
 }
 
 /**
@@ -64,15 +67,8 @@ export function accepted(generation: number, selectors: number, issuedAt?: strin
  * (after a 409) writes the same thing.
  */
 export function transitionFor(run: RunRef, moment: Moment, now: Date = new Date()): Transition {
-  const { desired, event, eventFor } = said(run, moment);
   const describe = moment.kind === 'batchBounced' ? 'batch bounced' : moment.kind;
-  return { ...transition(describe, desired, event, now), ...(eventFor && { eventFor }) };
-}
-
-interface Said {
-  desired: DesiredStatus;
-  event?: DirectiveEvent;
-  eventFor?: (before: DirectiveStatus) => DirectiveEvent | undefined;
+  return transition(describe, said(run, moment), now);
 }
 
 /** What a moment says of the run: the status it asks for, and the Event that tells it. */

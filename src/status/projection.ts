@@ -84,16 +84,24 @@ export function diff(before: DirectiveStatus, after: DirectiveStatus): Directive
 }
 
 /**
- * A status transition: given the status as last read, the merge patch to write (or undefined when
- * the status already says it), and the Kubernetes Event that tells a person what happened (none
- * for a progress message). Transitions are pure so that a 409 can simply re-read and re-apply them.
+ * What a moment says: the status it asks for, and the Kubernetes Event that tells a person what
+ * happened (none for a progress message).
  */
-export interface Transition {
-  describe: string;
-  patch(current: DirectiveStatus): DirectiveStatus | undefined;
+export interface Said {
+  desired: DesiredStatus;
   event?: DirectiveEvent;
   /** The Event, when it depends on the status before the write (read, never after a patch). */
   eventFor?: (before: DirectiveStatus) => DirectiveEvent | undefined;
+}
+
+/**
+ * A status transition: given the status as last read, the merge patch to write (or undefined when
+ * the status already says it), and its Event. Transitions are pure so that a 409 can simply
+ * re-read and re-apply them.
+ */
+export interface Transition extends Omit<Said, 'desired'> {
+  describe: string;
+  patch(current: DirectiveStatus): DirectiveStatus | undefined;
 }
 
 /** The Event that tells a transition written over `before`. */
@@ -104,18 +112,13 @@ export function eventOf(
   return transition.eventFor?.(before) ?? transition.event;
 }
 
-/** A transition from a desired status, with the Event that tells it. */
+/** The transition that writes what a moment says; `now` fixes its lastTransitionTimes. */
 export function transition(
   describe: string,
-  desired: DesiredStatus,
-  event: DirectiveEvent | undefined,
+  { desired, ...told }: Said,
   now: Date = new Date(),
 ): Transition {
-  return {
-    describe,
-    patch: (current) => diff(current, project(current, desired, now)),
-    ...(event === undefined ? {} : { event }),
-  };
+  return { describe, patch: (current) => diff(current, project(current, desired, now)), ...told };
 }
 
 /**
