@@ -100,10 +100,10 @@ function said(run: RunRef, moment: Moment): Said {
     case 'resumed':
       return told(bouncing(run, 'Bouncing', `resumed (${countsLabel(moment.counts)})`), 'Resumed');
     case 'finished': {
-      const ready = { status: 'True', reason: 'Finished' } as const;
       const message = `all ${run.selectorCount} selector(s) bounced`;
+      const ready = { status: 'True' as const, reason: 'Finished', message };
       return {
-        desired: ofRun(run, 'FINISHED', '', { ...ready, message }, false),
+        desired: ofRun(run, { state: 'FINISHED', error: '', ready, reconciling: false }),
         event: {
           type: 'Normal',
           reason: 'Finished',
@@ -121,18 +121,15 @@ function said(run: RunRef, moment: Moment): Said {
 /** The status of one selector's moment (`selectorIndex` only matters while BOUNCING_PODS). */
 function ofRun(
   run: RunRef,
-  state: DesiredStatus['state'],
-  error: string,
-  ready: DesiredStatus['ready'],
-  reconciling: boolean,
+  says: Pick<DesiredStatus, 'state' | 'error' | 'ready' | 'reconciling' | 'stalled'>,
 ): DesiredStatus {
   const { generation, issuedAt, selectorIndex } = run;
-  return { generation, issuedAt, selectorIndex, state, error, ready, reconciling };
+  return { generation, issuedAt, selectorIndex, ...says };
 }
 
 function bouncing(run: RunRef, reason: string, message: string): DesiredStatus {
   const ready = { status: 'False' as const, reason, message: messageOf(run, message) };
-  return ofRun(run, 'BOUNCING_PODS', '', ready, true);
+  return ofRun(run, { state: 'BOUNCING_PODS', error: '', ready, reconciling: true });
 }
 
 function ended(
@@ -143,7 +140,7 @@ function ended(
 ): DesiredStatus {
   const error = `selector ${selector}: ${cause}`;
   const ready = { status: 'False' as const, reason, message: error };
-  return { ...ofRun(run, 'FAILED', error, ready, false), stalled: reason };
+  return ofRun(run, { state: 'FAILED', error, ready, reconciling: false, stalled: reason });
 }
 
 /** A run already BOUNCING_PODS without a failure keeps its message: "started" changes nothing. */
