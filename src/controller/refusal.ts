@@ -32,9 +32,8 @@ export function verdictOf(error: unknown): Verdict {
  */
 export function refused(generation: number, message: string): Transition {
   const error = `directive: ${message}`;
-  return transition(
-    'refused',
-    {
+  return transition('refused', {
+    desired: {
       generation,
       state: 'FAILED',
       error,
@@ -42,6 +41,6 @@ export function refused(generation: number, message: string): Transition {
       reconciling: false,
       stalled: 'Failed',
     },
-    { type: 'Warning', reason: 'Refused', message: `Not started: ${message}` },
-  );
+    event: { type: 'Warning', reason: 'Refused', message: `Not started: ${message}` },
+  });
 }

@@ -1,23 +1,17 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
-import { eventOf, type Transition } from './projection.js';
+import { eventOf } from './projection.js';
+import type { TransitionWritten, Written } from './writer.js';
 
 /** Kubernetes Event messages are cut at 1 KiB by most readers; a merged one stays under it. */
 const EVENT_MESSAGE_MAX = 1000;
 
-/** One transition of a composed write, over the status before it, with its own Event. */
-export interface Step<T> {
-  target: T;
-  transition: Transition;
-  before: DirectiveStatus;
-  event: DirectiveEvent | undefined;
-}
-
 /** Transitions written as one merge patch, the Events that tell them, and each step as written. */
-export interface Composed<T> {
+export interface Composed {
   patch: DirectiveStatus;
   events: DirectiveEvent[];
-  steps: Step<T>[];
+  /** Each transition over the status before it, with its own Event: what observers are told. */
+  steps: Omit<TransitionWritten, 'directive'>[];
 }
 
 /** A merge patch applied to a status: top-level fields replace, as the API server does. */
@@ -30,13 +24,10 @@ function merged(status: DirectiveStatus, patch: DirectiveStatus): DirectiveStatu
  * the patch says what writing them one after another would have, without the writes between.
  * Undefined when none changes anything.
  */
-export function composed<T>(
-  entries: { target: T; transition: Transition }[],
-  current: DirectiveStatus,
-): Composed<T> | undefined {
+export function composed(entries: Written[], current: DirectiveStatus): Composed | undefined {
   let status = current;
   let patch: DirectiveStatus = {};
-  const steps: Step<T>[] = [];
+  const steps: Composed['steps'] = [];
   for (const { target, transition } of entries) {
     const step = transition.patch(status);
     if (step === undefined) continue;

@@ -34,34 +34,3 @@ export function removeCondition(
 ): Condition[] {
   return (conditions ?? []).filter((condition) => condition.type !== type);
 }
-
-/** The condition of a type, if present. */
-export function findCondition(
-  conditions: readonly Condition[] | undefined,
-  type: string,
-): Condition | undefined {
-  return conditions?.find((condition) => condition.type === type);
-}
-
-/** True when both lists say the same thing, times included (a write would change nothing). */
-export function sameConditions(
-  a: readonly Condition[] | undefined,
-  b: readonly Condition[] | undefined,
-): boolean {
-  const left = a ?? [];
-  const right = b ?? [];
-  return (
-    left.length === right.length &&
-    left.every((condition) => {
-      const other = findCondition(right, condition.type);
-      return (
-        other !== undefined &&
-        other.status === condition.status &&
-        other.reason === condition.reason &&
-        other.message === condition.message &&
-        other.observedGeneration === condition.observedGeneration &&
-        other.lastTransitionTime === condition.lastTransitionTime
-      );
-    })
-  );
-}

@@ -1,20 +1,19 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 
-interface FollowUp {
-  /** When it was queued (epoch ms): it waits for a quiet moment at most `maxDelayMs` from then. */
-  queuedAt: number;
-  log: Logger;
-  failure: string;
-  context: object;
-  work: () => Promise<unknown>;
-}
-
 /** What a follow-up is about: its failure message, its log context, its coalescing key. */
 export interface FollowUpLabel {
   failure: string;
   context?: object;
   key?: string;
+}
+
+interface FollowUp {
+  /** When it was queued (epoch ms): it waits for a quiet moment at most `maxDelayMs` from then. */
+  queuedAt: number;
+  log: Logger;
+  about: FollowUpLabel;
+  work: () => Promise<unknown>;
 }
 
 export interface FollowUpOptions {
@@ -61,19 +60,15 @@ export class FollowUps {
   private readonly waiting = new Map<string | symbol, FollowUp>();
   private running = 0;
   private idle: (() => void)[] = [];
-  private readonly concurrency: number;
-  private readonly maxWaiting: number;
+  private readonly limits: Required<Omit<FollowUpOptions, 'busy'>>;
   private readonly busy: (() => boolean)[];
-  private readonly maxDelayMs: number;
   private recheck: NodeJS.Timeout | undefined;
   private pumpScheduled = false;
   private draining = false;
 
-  constructor(options: FollowUpOptions = {}) {
-    this.concurrency = options.concurrency ?? 4;
-    this.maxWaiting = options.maxWaiting ?? 10_000;
-    this.busy = [options.busy ?? eventLoopBusy()];
-    this.maxDelayMs = options.maxDelayMs ?? 10_000;
+  constructor({ busy, ...limits }: FollowUpOptions = {}) {
+    this.limits = { concurrency: 4, maxWaiting: 10_000, maxDelayMs: 10_000, ...limits };
+    this.busy = [busy ?? eventLoopBusy()];
   }
 
   /**
@@ -81,10 +76,9 @@ export class FollowUps {
    * With a `key`, it replaces the queued work of the same key that has not started yet.
    */
   start(log: Logger, about: FollowUpLabel, work: () => Promise<unknown>): void {
-    const { failure, context = {}, key } = about;
-    const slot = key ?? Symbol('follow-up');
+    const slot = about.key ?? Symbol('follow-up');
     this.waiting.delete(slot);
-    this.waiting.set(slot, { queuedAt: Date.now(), log, failure, context, work });
+    this.waiting.set(slot, { queuedAt: Date.now(), log, about, work });
     this.dropOverflow(log);
     // One look per turn of the event loop, however many answers it sent.
     if (this.pumpScheduled) return;
@@ -140,17 +134,17 @@ export class FollowUps {
 
   private dropOverflow(log: Logger): void {
     for (const [slot, dropped] of this.waiting) {
-      if (this.waiting.size <= this.maxWaiting) break;
+      if (this.waiting.size <= this.limits.maxWaiting) break;
       this.waiting.delete(slot);
       log.warn(
-        { ...dropped.context, waiting: this.maxWaiting },
-        `${dropped.failure}: too many writes waiting; the worker writes the status as it starts`,
+        { ...dropped.about.context, waiting: this.limits.maxWaiting },
+        `${dropped.about.failure}: too many writes waiting; the worker writes the status as it starts`,
       );
     }
   }
 
   private pump(): void {
-    while (this.running < this.concurrency) {
+    while (this.running < this.limits.concurrency) {
       const next = this.waiting.entries().next();
       if (next.done === true) break;
       const [slot, followUp] = next.value;
@@ -173,15 +167,15 @@ export class FollowUps {
 
   /** The oldest waiting follow-up holds while answers keep the process busy, up to its limit. */
   private shouldHold(oldest: FollowUp): boolean {
-    if (this.draining || Date.now() - oldest.queuedAt >= this.maxDelayMs) return false;
+    if (this.draining || Date.now() - oldest.queuedAt >= this.limits.maxDelayMs) return false;
     return this.busy.some((probe) => probe());
   }
 
-  private async run({ log, failure, context, work }: FollowUp): Promise<void> {
+  private async run({ log, about, work }: FollowUp): Promise<void> {
     try {
       await work();
     } catch (error) {
-      log.warn({ err: error, ...context }, failure);
+      log.warn({ err: error, ...about.context }, about.failure);
     } finally {
       this.running -= 1;
       this.pump();

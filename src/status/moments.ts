@@ -1,6 +1,7 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
-import { transition, type DesiredStatus, type Transition } from './projection.js';
+import { readyOf } from './changes.js';
+import { transition, type DesiredStatus, type Said, type Transition } from './projection.js';
 import { countsLabel, messageOf, selectorLabel, type Counts, type RunRef } from './run-messages.js';
 
 export type { Counts, RunRef, RunSummary } from './run-messages.js';
@@ -40,7 +41,7 @@ export const isFinal = (moment: Moment): boolean =>
 export function accepted(generation: number, selectors: number, issuedAt?: string): Transition {
   const desired: DesiredStatus = {
     generation,
-    ...(issuedAt === undefined ? {} : { issuedAt }),
+    issuedAt,
     state: 'PENDING',
     error: '',
     ready: {
@@ -55,7 +56,10 @@ export function accepted(generation: number, selectors: number, issuedAt?: strin
   // issuance tells the rounds of a rotation apart in `kubectl describe pbd`.
   const issued = issuedAt === undefined ? '' : ` (issued ${issuedAt})`;
   const message = `Run accepted for generation ${generation}${issued}: ${selectors} pod selector(s) queued.`;
-  return transition('accepted', desired, { type: 'Normal', reason: 'Accepted', message });
+  return transition('accepted', {
+    desired,
+    event: { type: 'Normal', reason: 'Accepted', message },
+  });
 }
 
 /**
@@ -63,15 +67,8 @@ export function accepted(generation: number, selectors: number, issuedAt?: strin
  * (after a 409) writes the same thing.
  */
 export function transitionFor(run: RunRef, moment: Moment, now: Date = new Date()): Transition {
-  const { desired, event, eventFor } = said(run, moment);
   const describe = moment.kind === 'batchBounced' ? 'batch bounced' : moment.kind;
-  return { ...transition(describe, desired, event, now), ...(eventFor && { eventFor }) };
-}
-
-interface Said {
-  desired: DesiredStatus;
-  event?: DirectiveEvent;
-  eventFor?: (before: DirectiveStatus) => DirectiveEvent | undefined;
+  return transition(describe, said(run, moment), now);
 }
 
 /** What a moment says of the run: the status it asks for, and the Event that tells it. */
@@ -103,20 +100,16 @@ function said(run: RunRef, moment: Moment): Said {
     case 'resumed':
       return told(bouncing(run, 'Bouncing', `resumed (${countsLabel(moment.counts)})`), 'Resumed');
     case 'finished': {
-      const message = `Every selector of generation ${run.generation} has been bounced.`;
-      const ready = {
-        status: 'True' as const,
-        reason: 'Finished',
-        message: `all ${run.selectorCount} selector(s) bounced`,
+      const message = `all ${run.selectorCount} selector(s) bounced`;
+      const ready = { status: 'True' as const, reason: 'Finished', message };
+      return {
+        desired: ofRun(run, { state: 'FINISHED', error: '', ready, reconciling: false }),
+        event: {
+          type: 'Normal',
+          reason: 'Finished',
+          message: `Every selector of generation ${run.generation} has been bounced.`,
+        },
       };
-      const desired: DesiredStatus = {
-        ...base(run),
-        state: 'FINISHED',
-        error: '',
-        ready,
-        reconciling: false,
-      };
-      return { desired, event: { type: 'Normal', reason: 'Finished', message } };
     }
     case 'failed':
       return told(ended(run, 'Failed', moment.cause, moment.selector), 'Failed', true);
@@ -125,23 +118,18 @@ function said(run: RunRef, moment: Moment): Said {
   }
 }
 
-function base(run: RunRef): Pick<DesiredStatus, 'generation' | 'issuedAt'> {
-  return {
-    generation: run.generation,
-    ...(run.issuedAt === undefined ? {} : { issuedAt: run.issuedAt }),
-  };
+/** The status of one selector's moment (`selectorIndex` only matters while BOUNCING_PODS). */
+function ofRun(
+  run: RunRef,
+  says: Pick<DesiredStatus, 'state' | 'error' | 'ready' | 'reconciling' | 'stalled'>,
+): DesiredStatus {
+  const { generation, issuedAt, selectorIndex } = run;
+  return { generation, issuedAt, selectorIndex, ...says };
 }
 
 function bouncing(run: RunRef, reason: string, message: string): DesiredStatus {
   const ready = { status: 'False' as const, reason, message: messageOf(run, message) };
-  return {
-    ...base(run),
-    state: 'BOUNCING_PODS',
-    error: '',
-    selectorIndex: run.selectorIndex,
-    ready,
-    reconciling: true,
-  };
+  return ofRun(run, { state: 'BOUNCING_PODS', error: '', ready, reconciling: true });
 }
 
 function ended(
@@ -152,16 +140,12 @@ function ended(
 ): DesiredStatus {
   const error = `selector ${selector}: ${cause}`;
   const ready = { status: 'False' as const, reason, message: error };
-  return { ...base(run), state: 'FAILED', error, ready, reconciling: false, stalled: reason };
+  return ofRun(run, { state: 'FAILED', error, ready, reconciling: false, stalled: reason });
 }
 
 /** A run already BOUNCING_PODS without a failure keeps its message: "started" changes nothing. */
 function notYetBouncing(current: DirectiveStatus, fresh: boolean): boolean {
   return fresh || current.state !== 'BOUNCING_PODS' || (current.error ?? '') !== '';
-}
-
-function readyReason(status: DirectiveStatus): string | undefined {
-  return status.conditions?.find((condition) => condition.type === 'Ready')?.reason;
 }
 
 function startEvent(run: RunRef): DirectiveEvent {
@@ -225,7 +209,7 @@ function gated(run: RunRef, moment: Extract<Moment, { kind: 'gated' }>): Said {
     message: `${selectorLabel(run)}: ${closed}`,
   };
   const eventFor = (before: DirectiveStatus): DirectiveEvent | undefined =>
-    readyReason(before) === 'Gated' && before.observedGeneration === run.generation
+    readyOf(before)?.reason === 'Gated' && before.observedGeneration === run.generation
       ? undefined
       : event;
   return { desired: bouncing(run, 'Gated', message), eventFor };

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BouncedPods, DirectiveState, DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { describesRun } from '../queue/run-identity.js';
-import { removeCondition, sameConditions, setCondition } from './conditions.js';
+import { removeCondition, setCondition } from './conditions.js';
 
 /** What the run says the status must be after one moment of it, in kstatus terms. */
 export interface DesiredStatus {
@@ -69,34 +69,39 @@ export function project(
 
 /**
  * The merge patch that turns `before` into `after`: the fields that differ (a field removed is
- * null), with observedGeneration; undefined when nothing differs (no write, no Event).
+ * null), with observedGeneration; undefined when nothing differs (no write, no Event). Conditions
+ * compare as a list: `project` keeps their order, adding new ones at the end.
  */
 export function diff(before: DirectiveStatus, after: DirectiveStatus): DirectiveStatus | undefined {
   const patch: Record<string, unknown> = {};
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   for (const key of keys as Set<keyof DirectiveStatus>) {
-    const [was, is] = [before[key] ?? undefined, after[key] ?? undefined];
-    const same =
-      key === 'conditions'
-        ? sameConditions(before.conditions, after.conditions)
-        : isDeepStrictEqual(was, is);
-    if (!same) patch[key] = is ?? null;
+    const is = after[key] ?? undefined;
+    if (!isDeepStrictEqual(before[key] ?? undefined, is)) patch[key] = is ?? null;
   }
   if (Object.keys(patch).length === 0) return undefined;
   return { observedGeneration: after.observedGeneration, ...patch };
 }
 
 /**
- * A status transition: given the status as last read, the merge patch to write (or undefined when
- * the status already says it), and the Kubernetes Event that tells a person what happened (none
- * for a progress message). Transitions are pure so that a 409 can simply re-read and re-apply them.
+ * What a moment says: the status it asks for, and the Kubernetes Event that tells a person what
+ * happened (none for a progress message).
  */
-export interface Transition {
-  describe: string;
-  patch(current: DirectiveStatus): DirectiveStatus | undefined;
+export interface Said {
+  desired: DesiredStatus;
   event?: DirectiveEvent;
   /** The Event, when it depends on the status before the write (read, never after a patch). */
   eventFor?: (before: DirectiveStatus) => DirectiveEvent | undefined;
+}
+
+/**
+ * A status transition: given the status as last read, the merge patch to write (or undefined when
+ * the status already says it), and its Event. Transitions are pure so that a 409 can simply
+ * re-read and re-apply them.
+ */
+export interface Transition extends Omit<Said, 'desired'> {
+  describe: string;
+  patch(current: DirectiveStatus): DirectiveStatus | undefined;
 }
 
 /** The Event that tells a transition written over `before`. */
@@ -107,18 +112,13 @@ export function eventOf(
   return transition.eventFor?.(before) ?? transition.event;
 }
 
-/** A transition from a desired status, with the Event that tells it. */
+/** The transition that writes what a moment says; `now` fixes its lastTransitionTimes. */
 export function transition(
   describe: string,
-  desired: DesiredStatus,
-  event: DirectiveEvent | undefined,
+  { desired, ...told }: Said,
   now: Date = new Date(),
 ): Transition {
-  return {
-    describe,
-    patch: (current) => diff(current, project(current, desired, now)),
-    ...(event === undefined ? {} : { event }),
-  };
+  return { describe, patch: (current) => diff(current, project(current, desired, now)), ...told };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Directive, ObjectRef } from '../directive/types.js';
+import type { Directive } from '../directive/types.js';
 import { describesRun } from '../queue/run-identity.js';
 import {
   accepted,
@@ -14,12 +14,7 @@ import type { StatusWriter, WriteOutcome, WriteTarget } from './writer.js';
 /** Progress messages are written at most this often per directive. */
 export const PROGRESS_WRITE_INTERVAL_MS = 2000;
 
-export type Target = ObjectRef & {
-  uid: string;
-  generation: number;
-  runKey?: string;
-  selectorIndex?: number;
-};
+export type { WriteTarget as Target } from './writer.js';
 
 /** A report waiting in its directive's lane for the write in flight to be answered. */
 interface Queued {
@@ -56,7 +51,7 @@ export class StatusReporter {
   ) {}
 
   async report(
-    target: Target,
+    target: WriteTarget,
     run: RunRef,
     moment: Moment,
     lastRead?: Directive,

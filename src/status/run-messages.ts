@@ -21,7 +21,7 @@ export interface RunSummary {
 }
 
 /** The Ready message of a run with many selectors in progress stays one line a person reads. */
-export const SUMMARY_MAX = 300;
+const SUMMARY_MAX = 300;
 
 /** Where a selector's bouncing stands: pods bounced of chosen, replacements Ready of wanted. */
 export interface Counts {
@@ -48,7 +48,7 @@ function whereOf(selector: RunRef['selector']): string {
  * (mesh-3 app=reviews); selector 230: 1/3 bounced", cut to SUMMARY_MAX: while more than one
  * selector is in progress, no single selector's line tells what the run is doing.
  */
-export function summaryLine(run: RunRef, summary: RunSummary, message: string): string {
+function summaryLine(run: RunRef, summary: RunSummary, message: string): string {
   const waiting = Math.max(0, run.selectorCount - summary.done - summary.inProgress);
   const parts = [
     `${summary.done}/${run.selectorCount} selectors done, ${summary.inProgress} in progress, ${waiting} waiting`,

@@ -8,11 +8,23 @@ import type { Transition } from './projection.js';
 
 export type WriteOutcome = 'written' | 'unchanged' | 'stale' | 'gone';
 
-/** A transition the API server accepted: what observers (metrics, notifications) are told. */
-export interface TransitionWritten {
-  /** The run the writer worked for; `runKey` is present when the caller knows it. */
-  target: ObjectRef & { uid: string; generation: number; runKey?: string; selectorIndex?: number };
+/** The run a write is for: a newer generation or another uid is never written. */
+export type WriteTarget = ObjectRef & {
+  uid: string;
+  generation: number;
+  /** The run's key, when the caller knows it: a status that tells a later run is left alone. */
+  runKey?: string;
+  selectorIndex?: number;
+};
+
+/** One transition of a write, with the run it is for. */
+export interface Written {
+  target: WriteTarget;
   transition: Transition;
+}
+
+/** A transition the API server accepted: what observers (metrics, notifications) are told. */
+export interface TransitionWritten extends Written {
   /** The status the patch was written over. */
   before: DirectiveStatus;
   /** The Event recorded with it, if any (progress within a wait records none). */
@@ -53,15 +65,6 @@ export class StatusConflictError extends TransientError {
 function conflictPause(attempt: number): Promise<void> {
   const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_FIRST_MS * 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
-}
-
-/** The run a write is for: a newer generation or another uid is never written. */
-export type WriteTarget = TransitionWritten['target'];
-
-/** One transition of a write, with the selector it is for. */
-export interface Written {
-  target: WriteTarget;
-  transition: Transition;
 }
 
 /**
@@ -165,7 +168,7 @@ export class StatusWriter {
   }
 
   /** The patch, then the Events that tell it, then the observers: in that order, once. */
-  private async write(change: Composed<WriteTarget>, directive: Directive): Promise<Directive> {
+  private async write(change: Composed, directive: Directive): Promise<Directive> {
     const written = await this.kube.patchDirectiveStatus(directive, change.patch);
     for (const event of change.events) await this.record(written, event);
     for (const step of change.steps) this.notify({ ...step, directive: written });
