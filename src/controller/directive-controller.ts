@@ -3,7 +3,7 @@ import { directiveKey, type Directive } from '../directive/types.js';
 import { normalizeBody } from '../events/normalize.js';
 import type { AppDeps } from '../ingress/deps.js';
 import { ingest } from '../ingress/ingest.js';
-import { warnInvalidIssuedAt } from '../ingress/issuance.js';
+import { warnInvalidIssuedAt } from '../events/issuance.js';
 import type { WatchedCollection } from '../kube/namespace-slices.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
 import { InlineApplies } from '../queue/inline-applies.js';

@@ -13,7 +13,7 @@ import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
 
 export { inRedis } from '../queue/durable.js';
-import { issuanceOf } from './issuance.js';
+import { issuanceOf } from '../events/issuance.js';
 
 export interface AcceptedEvent {
   directive: string;

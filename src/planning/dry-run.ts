@@ -4,7 +4,7 @@ import type { CertIssued } from '../events/cert-issued.js';
 import type { GateJudge } from '../gates/judge.js';
 import type { GateKind } from '../gates/types.js';
 import { directiveKey, type Directive, type DirectiveSpec } from '../directive/types.js';
-import { issuanceFrom } from '../ingress/issuance.js';
+import { issuanceFrom } from '../events/issuance.js';
 import { planWithin, type PlanLimits } from './plan-deadline.js';
 import { PlanReads, type PlanKube } from './plan-reads.js';
 import { planSelector, type SelectorPlan } from './selector.js';
