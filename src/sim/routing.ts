@@ -11,6 +11,7 @@ export interface ResourcePath {
 
 export type ParsedPath =
   | { kind: 'version' | 'health' | 'coreVersions' | 'groupList' | 'unknown' }
+  | { kind: 'issuerConfiguration' | 'issuerKeys' }
   | { kind: 'resourceList'; group: string; version: string }
   | { kind: 'openapiRoot' }
   | { kind: 'openapiGroupVersion'; group: string; version: string }
@@ -22,6 +23,9 @@ const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/livez']);
 export function parsePath(pathname: string): ParsedPath {
   if (pathname === '/version') return { kind: 'version' };
   if (HEALTH_PATHS.has(pathname)) return { kind: 'health' };
+  // Service-account issuer discovery (kube-apiserver's ServiceAccountIssuerDiscovery).
+  if (pathname === '/.well-known/openid-configuration') return { kind: 'issuerConfiguration' };
+  if (pathname === '/openid/v1/jwks') return { kind: 'issuerKeys' };
   if (pathname === '/api') return { kind: 'coreVersions' };
   if (pathname === '/apis') return { kind: 'groupList' };
   if (pathname === '/openapi/v3') return { kind: 'openapiRoot' };
