@@ -1,5 +1,4 @@
-import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { Logger } from '../logger.js';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { isRecord } from '../records.js';
 
 /**
@@ -27,6 +26,11 @@ const ALGORITHMS: Record<string, { hash: string; kty: string; ecdsa?: true }> = 
   ES512: { hash: 'sha512', kty: 'EC', ecdsa: true },
 };
 
+/** Where a failed fetch is told (the api's logger). */
+export interface Warnings {
+  warn(fields: object, message: string): void;
+}
+
 interface IssuerKey {
   kid: string | undefined;
   kty: string;
@@ -40,7 +44,7 @@ export function keysOf(jwks: unknown): IssuerKey[] {
     if (!isRecord(jwk) || typeof jwk.kty !== 'string') return [];
     if (jwk.use !== undefined && jwk.use !== 'sig') return [];
     try {
-      const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      const key = createPublicKey({ key: jwk, format: 'jwk' });
       return [{ kid: typeof jwk.kid === 'string' ? jwk.kid : undefined, kty: jwk.kty, key }];
     } catch {
       return [];
@@ -75,7 +79,7 @@ export class IssuerKeys {
 
   constructor(
     private readonly fetchJwks: () => Promise<unknown>,
-    private readonly log: Pick<Logger, 'warn'>,
+    private readonly log: Warnings,
     options: IssuerKeysOptions = {},
   ) {
     this.minFetchIntervalMs = options.minFetchIntervalMs ?? 60_000;
