@@ -90,8 +90,11 @@ export class TokenVerdicts {
     if (claims === undefined || !claims.audiences.includes(this.audience)) return REFUSED;
     const key = hash('sha256', token, 'base64');
     const cached = this.verdicts.get(key);
-    // Only a token that has no verdict yet is checked: a known one was signed when reviewed.
-    if (cached === undefined && this.signatures !== undefined) {
+    // A verdict still kept, or a token once valid, needs no check; any other is checked before
+    // it may spend a review (a refusal kept while the keys were unknown included).
+    const known =
+      cached !== undefined && (cached.until > Date.now() || 'account' in cached.verdict);
+    if (!known && this.signatures !== undefined) {
       if ((await this.signatures(token)) === 'forged') return REFUSED;
     }
     return this.reviewed(key, token, claims.account);

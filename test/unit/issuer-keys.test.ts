@@ -143,4 +143,23 @@ describe('TokenVerdicts with signatures', () => {
     expect(await verdicts.verdict(token)).toEqual({ account: 'cert-manager:issuer' });
     expect(asked).toHaveLength(1);
   });
+
+  it('checks again a token refused while the keys were unknown, once its refusal expires', async () => {
+    let reviewed = 0;
+    const review = async () => {
+      reviewed += 1;
+      return { authenticated: false, audiences: [] };
+    };
+    let check: 'forged' | 'unchecked' = 'unchecked';
+    const verdicts = new TokenVerdicts(review, AUDIENCE, {
+      negativeTtlMs: 10,
+      signatures: async () => check,
+    });
+    const token = minted();
+    expect(await verdicts.verdict(token)).toEqual({ invalid: true });
+    check = 'forged';
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await verdicts.verdict(token)).toEqual({ invalid: true });
+    expect(reviewed).toBe(1);
+  });
 });
