@@ -21,6 +21,7 @@ import { directiveRoutes } from './routes/directives.js';
 import { eventsRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { IssuerKeys } from './issuer-keys.js';
 import { TokenVerdicts } from './token-verdicts.js';
 import { leaveBodiesUnread, noRoute } from './unread-bodies.js';
 
@@ -37,10 +38,11 @@ function authenticator(deps: AppDeps): Authenticator {
     const reviewer = deps.tokenReviewer;
     if (reviewer === undefined)
       throw new Error('WEBHOOK_TOKENREVIEW_AUDIENCE needs a token reviewer');
+    const keys = new IssuerKeys(() => reviewer.issuerKeys(), deps.log);
     verdicts = new TokenVerdicts(
       (token, audience, lane) => reviewer.review(token, audience, lane),
       auth.tokenReviewAudience,
-      { allowedAccounts: auth.allowedServiceAccounts },
+      { allowedAccounts: auth.allowedServiceAccounts, signatures: (token) => keys.check(token) },
     );
   }
   return createAuthenticator(auth, {

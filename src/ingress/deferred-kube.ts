@@ -103,6 +103,11 @@ export class DeferredKube implements ApiKube, StatusCalls {
       if (reviewer === undefined) throw new Error('no token reviewer without an audience');
       return reviewer.review(token, audience, lane);
     },
+    issuerKeys: async (): Promise<unknown> => {
+      const reviewer = (await this.side()).tokenReviewer;
+      if (reviewer === undefined) throw new Error('no token reviewer without an audience');
+      return reviewer.issuerKeys();
+    },
   };
 
   /** Rejects with KubeLoading until loaded: a probe never waits for the load, nor starts it. */

@@ -43,7 +43,7 @@ export interface AppDeps {
    */
   startKube?: () => void;
   /** TokenReviews on their own budget; required with WEBHOOK_TOKENREVIEW_AUDIENCE. */
-  tokenReviewer?: Pick<TokenReviewer, 'review'>;
+  tokenReviewer?: Pick<TokenReviewer, 'review' | 'issuerKeys'>;
   /** Writes that follow an answer (PENDING); `buildApp` makes one and waits for it on close. */
   followUps?: FollowUps;
   /** Runs this process saw accepted, to answer their repeats without Redis; `buildApp` makes one. */

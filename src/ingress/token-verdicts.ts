@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { TransientError } from '../errors.js';
 import type { ReviewLane, TokenReviewAnswer } from '../kube/token-review.js';
+import type { SignatureCheck } from './issuer-keys.js';
 import { readClaims } from './token-claims.js';
 
 /** What a reviewed token is: a service account (`namespace:name`), or nothing we accept. */
@@ -18,6 +19,11 @@ export interface TokenVerdictOptions {
    * others' go on the `other` one. Absent: every account's go on `allowed`.
    */
   allowedAccounts?: readonly string[];
+  /**
+   * Checks a token's signature against the service-account issuer's keys before it may spend a
+   * review; a `forged` one is refused without one. Absent, or `unchecked`: the claims alone decide.
+   */
+  signatures?: (token: string) => Promise<SignatureCheck>;
 }
 
 type Review = (
@@ -48,12 +54,13 @@ export function verdictOf(answer: TokenReviewAnswer, audience: string): TokenVer
  * A review the budget does not allow is a 503 with Retry-After: the caller may try again, and a
  * flood of distinct tokens costs at most the budget.
  *
- * What a stranger's junk may spend is decided before any review, from the token's own unverified
- * claims (`readClaims`): a token that is not a well-formed, unexpired service-account JWT minted
- * for our audience is refused without one (and without a cache entry: the check costs less than
- * the lookup); one naming a service account off the allow-list is reviewed on a small lane of its
- * own; only one naming an allowed account, for our audience, draws on the budget real callers'
- * new tokens need. A known-good token is admitted from the cache whatever the flood, and once its
+ * What a stranger's junk may spend is decided before any review: a token that is not a
+ * well-formed, unexpired service-account JWT minted for our audience (`readClaims`), or whose
+ * signature the issuer's keys do not verify (`signatures`), is refused without one (and without a
+ * cache entry: the check costs less than a review); one naming a service account off the
+ * allow-list is reviewed on a small lane of its own; only one naming an allowed account, for our
+ * audience, draws on the budget real callers' new tokens need. Without the issuer's keys anybody
+ * can write a token naming an allowed account, and spend that budget. A known-good token is admitted from the cache whatever the flood, and once its
  * verdict has expired it is reviewed again on the `renewal` lane, which only tokens that were
  * valid can spend.
  */
@@ -64,6 +71,7 @@ export class TokenVerdicts {
   private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
   private readonly allowed: ReadonlySet<string> | undefined;
+  private readonly signatures: TokenVerdictOptions['signatures'];
 
   constructor(
     private readonly review: Review,
@@ -74,6 +82,7 @@ export class TokenVerdicts {
     this.negativeTtlMs = options.negativeTtlMs ?? 30_000;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.allowed = options.allowedAccounts ? new Set(options.allowedAccounts) : undefined;
+    this.signatures = options.signatures;
   }
 
   async verdict(token: string): Promise<TokenVerdict> {
@@ -81,14 +90,27 @@ export class TokenVerdicts {
     if (claims === undefined || !claims.audiences.includes(this.audience)) return REFUSED;
     const key = hash('sha256', token, 'base64');
     const cached = this.verdicts.get(key);
-    if (cached !== undefined && cached.until > Date.now()) return cached.verdict;
+    // A verdict still kept, or a token once valid, needs no check; any other is checked before
+    // it may spend a review (a refusal kept while the keys were unknown included).
+    const known =
+      cached !== undefined && (cached.until > Date.now() || 'account' in cached.verdict);
+    if (!known && this.signatures !== undefined) {
+      if ((await this.signatures(token)) === 'forged') return REFUSED;
+    }
+    return this.reviewed(key, token, claims.account);
+  }
+
+  /** The cached verdict, the review in flight, or a new review on the token's lane. */
+  private reviewed(key: string, token: string, account: string): Promise<TokenVerdict> {
+    const cached = this.verdicts.get(key);
+    if (cached !== undefined && cached.until > Date.now()) return Promise.resolve(cached.verdict);
     // An expired valid verdict is kept until its renewal answers: the token stays known-good, and
     // its renewal is taken from a lane that forged tokens cannot spend.
     const knownGood = cached !== undefined && 'account' in cached.verdict;
     if (!knownGood) this.verdicts.delete(key);
     const pending = this.inFlight.get(key);
     if (pending !== undefined) return pending;
-    const lane = knownGood ? 'renewal' : this.laneOf(claims.account);
+    const lane = knownGood ? 'renewal' : this.laneOf(account);
     const asked = this.ask(key, token, lane).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, asked);
     return asked;

@@ -1,4 +1,4 @@
-import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AuthenticationV1Api, OpenidApi, type KubeConfig } from '@kubernetes/client-node';
 import { observeKubeRequest } from '../metrics/kube.js';
 import { mapApiError } from './api-errors.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -43,6 +43,7 @@ type Budget = { qps: number; burst: number };
  */
 export class TokenReviewer {
   private readonly authn: AuthenticationV1Api;
+  private readonly openid: OpenidApi;
   private readonly limiters: Record<ReviewLane, RateLimiter>;
 
   constructor(
@@ -54,6 +55,7 @@ export class TokenReviewer {
     },
   ) {
     this.authn = kubeConfig.makeApiClient(AuthenticationV1Api);
+    this.openid = kubeConfig.makeApiClient(OpenidApi);
     this.limiters = {
       allowed: new RateLimiter(budgets.allowed.qps, budgets.allowed.burst),
       other: new RateLimiter(budgets.other.qps, budgets.other.burst),
@@ -86,6 +88,22 @@ export class TokenReviewer {
       };
     } catch (error) {
       throw mapApiError(error, what);
+    }
+  }
+
+  /**
+   * The service-account issuer's public keys (`GET /openid/v1/jwks`, readable with the
+   * `system:service-account-issuer-discovery` ClusterRole), as the JWKS document.
+   */
+  async issuerKeys(): Promise<unknown> {
+    try {
+      // Typed a string, but a JSON media type (application/jwk-set+json) arrives parsed.
+      const body: unknown = await observeKubeRequest('get', () =>
+        this.openid.getServiceAccountIssuerOpenIDKeyset(),
+      );
+      return typeof body === 'string' ? JSON.parse(body) : body;
+    } catch (error) {
+      throw mapApiError(error, 'read the service-account issuer keys');
     }
   }
 }

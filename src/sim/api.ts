@@ -11,6 +11,7 @@ import {
   versionInfo,
 } from './discovery.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
+import { issuerConfiguration, issuerJwks } from './service-account-token.js';
 import type { ApiRequest, Handler, Reply } from './requests.js';
 import { ok } from './requests.js';
 import type { ResourceRegistry, ResourceType, Verb } from './resources.js';
@@ -63,6 +64,10 @@ export class ApiDispatcher {
         return versionInfo();
       case 'health':
         return 'ok';
+      case 'issuerConfiguration':
+        return issuerConfiguration();
+      case 'issuerKeys':
+        return issuerJwks();
       case 'coreVersions':
         return coreVersions(this.serverAddress());
       case 'groupList':

@@ -11,6 +11,7 @@ export interface ResourcePath {
 
 export type ParsedPath =
   | { kind: 'version' | 'health' | 'coreVersions' | 'groupList' | 'unknown' }
+  | { kind: 'issuerConfiguration' | 'issuerKeys' }
   | { kind: 'resourceList'; group: string; version: string }
   | { kind: 'openapiRoot' }
   | { kind: 'openapiGroupVersion'; group: string; version: string }
@@ -19,12 +20,21 @@ export type ParsedPath =
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/livez']);
 
+/** Paths that name one document each. */
+const FIXED_PATHS = new Map<string, ParsedPath>([
+  ['/version', { kind: 'version' }],
+  ['/api', { kind: 'coreVersions' }],
+  ['/apis', { kind: 'groupList' }],
+  ['/openapi/v3', { kind: 'openapiRoot' }],
+  // Service-account issuer discovery (kube-apiserver's ServiceAccountIssuerDiscovery).
+  ['/.well-known/openid-configuration', { kind: 'issuerConfiguration' }],
+  ['/openid/v1/jwks', { kind: 'issuerKeys' }],
+]);
+
 export function parsePath(pathname: string): ParsedPath {
-  if (pathname === '/version') return { kind: 'version' };
+  const fixed = FIXED_PATHS.get(pathname);
+  if (fixed !== undefined) return fixed;
   if (HEALTH_PATHS.has(pathname)) return { kind: 'health' };
-  if (pathname === '/api') return { kind: 'coreVersions' };
-  if (pathname === '/apis') return { kind: 'groupList' };
-  if (pathname === '/openapi/v3') return { kind: 'openapiRoot' };
   if (pathname.startsWith('/openapi/v3/'))
     return openApiPath(pathname.slice('/openapi/v3/'.length));
   const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);

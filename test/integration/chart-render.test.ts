@@ -535,6 +535,21 @@ describe.skipIf(helm === undefined)('the chart rendered by Helm', () => {
     expect(rulesOf(on, 'api')).toEqual(rulesOf(off, 'api'));
   });
 
+  it('with auth.tokenReview, lets the api read the service-account issuer keys', () => {
+    const bindings = (objects: Manifest[]) =>
+      objects.filter(
+        (o) =>
+          o.kind === 'ClusterRoleBinding' &&
+          (o.roleRef as { name: string }).name === 'system:service-account-issuer-discovery',
+      );
+    expect(bindings(render([]))).toEqual([]);
+    const [binding, ...more] = bindings(render(tokenReview()));
+    expect(more).toEqual([]);
+    expect(binding?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'pb-pod-bouncer-api', namespace: 'mesh-ops' },
+    ]);
+  });
+
   it('lets no one but the node reach the worker unless metricsFrom says who scrapes it', () => {
     const policy = (objects: Manifest[]) =>
       objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'pb-pod-bouncer-worker')

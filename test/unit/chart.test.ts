@@ -328,6 +328,7 @@ describe('templates', () => {
       /resources: \[podbouncedirectives\/status\]\n\s+verbs: \[get, patch, update\]/,
       /apiGroups: \["", events\.k8s\.io\]\n\s+resources: \[events\]\n\s+verbs: \[create, patch\]/,
       /apiGroups: \[authentication\.k8s\.io\]\n\s+resources: \[tokenreviews\]\n\s+verbs: \[create\]/,
+      /kind: ClusterRole\n\s+name: system:service-account-issuer-discovery/,
     ]) {
       expect(rbac).toMatch(rule);
     }
