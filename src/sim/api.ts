@@ -23,6 +23,7 @@ export interface IncomingCall {
   query: URLSearchParams;
   contentType: string;
   body: unknown;
+  userAgent?: string | undefined;
 }
 
 const NAMESPACE_BOUND: Verb[] = ['get', 'create', 'update', 'patch', 'delete', 'evict'];
@@ -94,6 +95,7 @@ export class ApiDispatcher {
       query: call.query,
       contentType: call.contentType,
       body: call.body,
+      userAgent: call.userAgent,
     };
     const handler = this.overrides.get(`${type.storeKey}:${verb}`) ?? this.generic(verb);
     return handler(req);
