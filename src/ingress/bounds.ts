@@ -151,11 +151,19 @@ export function assertSpecAllowed(
   assertNamespacesAllowed(scope, spec, directiveNamespace);
 }
 
-/** A sender's bounds as a dry run applies them: the same checks as ingest's, in the same order. */
-export function planBounds(config: Bounds, sender: string): PlanBounds {
+/**
+ * A sender's bounds as a dry run applies them: the same checks as ingest's, in the same order;
+ * `checkInline` is the apply an inline directive would meet (its field-manager conflicts).
+ */
+export function planBounds(
+  config: Bounds,
+  sender: string,
+  checkInline: PlanBounds['checkInline'],
+): PlanBounds {
   const scope = scopeOf(config, sender);
   return {
     checkEvent: (event) => assertEventAllowed(config, event, scope),
+    checkInline,
     checkSpec: (spec, directiveNamespace) =>
       assertSpecAllowed(config, spec, directiveNamespace, scope),
   };

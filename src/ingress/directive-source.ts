@@ -40,15 +40,17 @@ async function readReference(deps: AppDeps, event: Reference): Promise<Directive
 
 /**
  * Server-side apply without force, as the sending credential's own field manager: a directive
- * another field manager owns (another credential's included) is a 409.
+ * another field manager owns (another credential's included) is a 409. A dry run asks the API
+ * server the same (`dryRun=All`), which judges ownership as it would and persists nothing.
  */
 async function applyInline(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'kube'>,
   manifest: DirectiveManifest,
   sender: string,
+  dryRun = false,
 ): Promise<Directive> {
   try {
-    return await deps.kube.applyDirective(manifest, inlineFieldManager(sender));
+    return await deps.kube.applyDirective(manifest, inlineFieldManager(sender), { dryRun });
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     throw new HttpProblem(
@@ -57,6 +59,18 @@ async function applyInline(
       `The directive ${directiveKey(manifest.metadata)} is managed by another field manager; nothing was changed (${error.message}).`,
     );
   }
+}
+
+/**
+ * What a dry run of an inline directive must meet, as the run would: the 409 of a directive
+ * another field manager owns, and whatever else the API server refuses the apply for.
+ */
+export async function checkInlineApply(
+  deps: Pick<AppDeps, 'kube'>,
+  manifest: DirectiveManifest,
+  sender: string,
+): Promise<void> {
+  await applyInline(deps, manifest, sender, true);
 }
 
 /**

@@ -27,11 +27,20 @@ export interface DirectiveEvent {
 /** What pod-bouncer does to its own resource: read it, apply it, write its status, tell people. */
 export interface DirectiveOperations {
   getDirective(ref: ObjectRef): Promise<Directive>;
-  applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive>;
+  applyDirective(
+    manifest: DirectiveManifest,
+    fieldManager: string,
+    options?: ApplyOptions,
+  ): Promise<Directive>;
   patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive>;
   setPaused(ref: ObjectRef, paused: boolean): Promise<Directive>;
   observeDirectiveWrites(observer: (directive: Directive) => void): () => void;
   recordEvent(directive: Directive, event: DirectiveEvent): Promise<void>;
+}
+
+export interface ApplyOptions {
+  /** `dryRun=All`: the API server answers as if it applied (conflicts included), changing nothing. */
+  dryRun?: boolean;
 }
 
 const directiveApi = {
@@ -72,11 +81,15 @@ export class DirectiveClient implements DirectiveOperations {
   /**
    * Creates or updates a directive by server-side apply as `fieldManager`, without force: a field
    * another field manager owns and this apply would change is a ConflictError (409) naming it, and
-   * nothing changes. The server bumps generation on spec change.
+   * nothing changes. The server bumps generation on spec change. A dry run is judged the same way.
    */
-  async applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
+  async applyDirective(
+    manifest: DirectiveManifest,
+    fieldManager: string,
+    options: ApplyOptions = {},
+  ): Promise<Directive> {
     const { name, namespace } = manifest.metadata;
-    const what = `apply directive ${namespace}/${name}`;
+    const what = `${options.dryRun ? 'dry-run ' : ''}apply directive ${namespace}/${name}`;
     return this.requests.call({ verb: 'patch', what }, async () => {
       const object: unknown = await this.custom.patchNamespacedCustomObject(
         {
@@ -86,6 +99,7 @@ export class DirectiveClient implements DirectiveOperations {
           body: manifest,
           fieldManager,
           force: false,
+          ...(options.dryRun ? { dryRun: 'All' } : {}),
         },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       );

@@ -9,6 +9,7 @@ import type { KubeVerb } from '../metrics/kube.js';
 import { ConnectionReusingKubeConfig } from './client.js';
 import {
   DirectiveClient,
+  type ApplyOptions,
   type DirectiveEvent,
   type DirectiveOperations,
 } from './directive-operations.js';
@@ -84,8 +85,12 @@ export class KubeGateway implements PodOperations, DirectiveOperations, KeyReads
     return this.directives.getDirective(ref);
   }
 
-  applyDirective(manifest: DirectiveManifest, fieldManager: string): Promise<Directive> {
-    return this.directives.applyDirective(manifest, fieldManager);
+  applyDirective(
+    manifest: DirectiveManifest,
+    fieldManager: string,
+    options?: ApplyOptions,
+  ): Promise<Directive> {
+    return this.directives.applyDirective(manifest, fieldManager, options);
   }
 
   patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {

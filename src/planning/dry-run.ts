@@ -3,7 +3,12 @@ import { checkedSpec } from '../events/directive-object.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import type { GateJudge } from '../gates/judge.js';
 import type { GateKind } from '../gates/types.js';
-import { directiveKey, type Directive, type DirectiveSpec } from '../directive/types.js';
+import {
+  directiveKey,
+  type Directive,
+  type DirectiveManifest,
+  type DirectiveSpec,
+} from '../directive/types.js';
 import { issuanceFrom } from '../events/issuance.js';
 import { planWithin, type PlanLimits } from './plan-deadline.js';
 import { PlanReads, type PlanKube } from './plan-reads.js';
@@ -31,6 +36,8 @@ export interface PlanDeps {
 export interface PlanBounds {
   /** Throws when the event itself is out of bounds (before anything is read). */
   checkEvent(event: CertIssued): void;
+  /** Throws when applying the inline directive would be refused (another field manager's: 409). */
+  checkInline(manifest: DirectiveManifest): Promise<void>;
   /** Throws when the spec the cluster holds is out of bounds. */
   checkSpec(spec: DirectiveSpec, directiveNamespace: string): void;
 }
@@ -102,6 +109,7 @@ async function planTarget(
   directive?: Directive;
 }> {
   if (event.kind === 'inline') {
+    await bounds.checkInline(event.manifest);
     const { metadata, spec } = event.manifest;
     return { key: directiveKey(metadata), uid: null, generation: null, spec };
   }
@@ -121,7 +129,8 @@ async function planTarget(
 /**
  * `?dryRun=true`: what the event would do now — per selector, the pods that would be bounced,
  * the gates that would be waited on and the warnings an operator must see. Read-only: no job, no
- * status write, no apply (an inline directive is planned from the spec it carries). Bound by the
+ * status write, no apply but a dry-run one (an inline directive is planned from the spec it
+ * carries, once the API server has said the apply would not conflict). Bound by the
  * rules of a run from the sender (`bounds`: its namespaces, INLINE_DIRECTIVES, MAX_SELECTORS), so a plan says
  * nothing (not even whether a Secret exists) of a namespace the credential may not touch; planned
  * a few selectors at a time, one LIST per namespace. Selectors after the first are planned against

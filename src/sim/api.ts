@@ -24,6 +24,7 @@ export interface IncomingCall {
   query: URLSearchParams;
   contentType: string;
   body: unknown;
+  userAgent?: string | undefined;
 }
 
 const NAMESPACE_BOUND: Verb[] = ['get', 'create', 'update', 'patch', 'delete', 'evict'];
@@ -99,6 +100,7 @@ export class ApiDispatcher {
       query: call.query,
       contentType: call.contentType,
       body: call.body,
+      userAgent: call.userAgent,
     };
     const handler = this.overrides.get(`${type.storeKey}:${verb}`) ?? this.generic(verb);
     return handler(req);

@@ -61,7 +61,9 @@ export class CrudHandlers {
   }
 
   create(req: ApiRequest): Reply {
-    return ok(this.writer.create(req.type, req.namespace, req.body, isDryRun(req.query)), 201);
+    const created = this.writer.create(req.type, req.namespace, req.body, isDryRun(req.query));
+    this.patcher.recordUpdate(req, undefined, created);
+    return ok(created, 201);
   }
 
   update(req: ApiRequest): Reply {
@@ -73,6 +75,7 @@ export class CrudHandlers {
       requireResourceVersion: req.type.custom,
       dryRun: isDryRun(req.query),
     });
+    this.patcher.recordUpdate(req, current, updated);
     return ok(updated);
   }
 

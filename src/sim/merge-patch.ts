@@ -15,19 +15,31 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /**
  * Server-side apply owns the fields a manager applied: a field it applied last time and omits now
- * is removed. (Lists are atomic, as in a CRD without list-type markers, so they simply replace.)
+ * is removed, unless another manager owns it too (`kept`, by path segments). (Lists are atomic, as
+ * in a CRD without list-type markers, so they simply replace.)
  */
 export function dropUnappliedFields(
   target: Record<string, unknown>,
-  previous: unknown,
-  next: unknown,
+  applied: { previous: unknown; next: unknown },
+  kept: (segments: string[]) => boolean,
+  at: string[] = [],
 ): void {
+  const { previous, next } = applied;
   if (!isPlainObject(previous)) return;
+  const nextFields = isPlainObject(next) ? next : {};
   for (const [key, before] of Object.entries(previous)) {
-    const after = isPlainObject(next) ? next[key] : undefined;
+    const after = nextFields[key];
     const current = target[key];
-    if (after === undefined) delete target[key];
-    else if (isPlainObject(before) && isPlainObject(current))
-      dropUnappliedFields(current, before, after);
+    const path = [...at, key];
+    if (isNestedObject(before) && isPlainObject(current)) {
+      dropUnappliedFields(current, { previous: before, next: after ?? {} }, kept, path);
+      if (after === undefined && Object.keys(current).length === 0) delete target[key];
+    } else if (after === undefined && !kept(path)) {
+      delete target[key];
+    }
   }
+}
+
+function isNestedObject(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && Object.keys(value).length > 0;
 }

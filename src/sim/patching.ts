@@ -1,5 +1,6 @@
-// PATCH in its four flavours. Server-side apply remembers what each field manager applied so
-// that a field it stops applying is removed, and creates the object when it does not exist.
+// PATCH in its four flavours, and the field ownership of every write. Server-side apply remembers
+// what each field manager applied so that a field it stops applying is removed, and creates the
+// object when it does not exist; the other writes (operation Update) own the fields they set.
 import { copyJson } from './copy.js';
 import { ApiError, badRequest, notFound, qualifiedResource, unprocessable } from './api-errors.js';
 import { APPLY_PATCH } from './http-io.js';
@@ -12,7 +13,7 @@ import { isDryRun } from './requests.js';
 import type { ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 import type { ObjectWriter } from './writes.js';
-import { FieldOwnership } from './field-ownership.js';
+import { FieldOwnership, leafFields, type FieldSet } from './field-ownership.js';
 
 const MERGE = 'application/merge-patch+json';
 const STRATEGIC = 'application/strategic-merge-patch+json';
@@ -27,7 +28,14 @@ export class Patcher {
   constructor(
     private readonly store: ObjectStore,
     private readonly writer: ObjectWriter,
-  ) {}
+  ) {
+    // However an object goes (a DELETE, a grace period ending, a controller), its fields go too.
+    store.subscribe((event) => {
+      if (event.type !== 'DELETED') return;
+      const { namespace = '', name } = event.object.metadata;
+      this.forgetObject(`${event.key}/${namespace}/${name}/`);
+    });
+  }
 
   patch(req: ApiRequest): Reply {
     const { type, namespace, contentType } = req;
@@ -37,12 +45,32 @@ export class Patcher {
     if (!current) throw notFound(qualifiedResource(type.plural, type.group), name);
     const desired = patchedObject(type, current, contentType, req.body);
     const options = { subresource: req.path.subresource, dryRun: isDryRun(req.query) };
-    return { status: 200, body: this.writer.update(type, current, desired, options) };
+    const patched = this.writer.update(type, current, desired, options);
+    this.recordUpdate(req, current, patched);
+    return { status: 200, body: patched };
+  }
+
+  /**
+   * A create, update or non-apply patch (operation Update) by the request's field manager: the
+   * `fieldManager` parameter, else the User-Agent's product name, as the API server names it. It
+   * takes the fields it set or changed; a dry run takes nothing.
+   */
+  recordUpdate(req: ApiRequest, before: KubeObject | undefined, after: KubeObject): void {
+    if (isDryRun(req.query)) return;
+    const manager = req.query.get('fieldManager') || managerFromUserAgent(req.userAgent);
+    const { type, namespace } = req;
+    const subresource = req.path.subresource;
+    const object = `${type.storeKey}/${namespace}/${after.metadata.name}/${subresource ?? ''}`;
+    const fields = (obj: unknown): FieldSet => writtenFields(type, subresource, obj);
+    this.ownership.recordUpdate(object, manager, fields(before), fields(after));
   }
 
   /** Forgets what was applied to an object once it is deleted. */
   forget(type: ResourceType, namespace: string, name: string): void {
-    const prefix = `${type.storeKey}/${namespace}/${name}/`;
+    this.forgetObject(`${type.storeKey}/${namespace}/${name}/`);
+  }
+
+  private forgetObject(prefix: string): void {
     for (const key of [...this.applied.keys()])
       if (key.startsWith(prefix)) this.applied.delete(key);
     this.ownership.forget(prefix);
@@ -76,7 +104,9 @@ export class Patcher {
     }
     this.checkConflicts(object, manager, { config, live: current }, force);
     const desired = mergePatch(current, config) as Record<string, unknown>;
-    dropUnappliedFields(desired, this.applied.get(key), config);
+    const shared = (segments: string[]): boolean =>
+      this.ownership.ownedByOther(object, manager, segments);
+    dropUnappliedFields(desired, { previous: this.applied.get(key), next: config }, shared);
     const updated = this.writer.update(type, current, desired, {
       subresource: req.path.subresource,
       dryRun,
@@ -98,8 +128,34 @@ export class Patcher {
 
   private remember(object: string, manager: string, config: object, force: boolean): void {
     this.applied.set(`${object}/${manager}`, copyJson(config));
-    this.ownership.record(object, manager, config, force);
+    this.ownership.recordApply(object, manager, config, force);
   }
+}
+
+/** The longest field manager name (apimachinery's FieldManagerMaxLength). */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/** `kubectl/v1.35.0 (linux/amd64) kubernetes/abc` → `kubectl`: printable, at most 128 bytes. */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  let manager = '';
+  for (const char of (userAgent ?? '').split('/')[0]!) {
+    if (!/\p{L}|\p{M}|\p{N}|\p{P}|\p{S}| /u.test(char)) continue;
+    if (Buffer.byteLength(manager + char) > FIELD_MANAGER_MAX_LENGTH) break;
+    manager += char;
+  }
+  return manager;
+}
+
+/** The fields a write to `subresource` sets: status alone there, everything else on the main one. */
+function writtenFields(
+  type: ResourceType,
+  subresource: string | undefined,
+  obj: unknown,
+): FieldSet {
+  const all: FieldSet = obj === undefined ? new Map<string, never>() : leafFields(obj);
+  if (subresource !== 'status' && !type.statusSubresource) return all;
+  const inStatus = subresource === 'status';
+  return new Map([...all].filter(([, leaf]) => (leaf.segments[0] === 'status') === inStatus));
 }
 
 function patchedObject(

@@ -12,6 +12,8 @@ export interface ApiRequest {
   query: URLSearchParams;
   contentType: string;
   body: unknown;
+  /** The User-Agent header: a write without `fieldManager` is its product name's. */
+  userAgent?: string | undefined;
 }
 
 export type Reply =

@@ -84,6 +84,7 @@ async function answer(parts: ServerParts, req: IncomingMessage, call: Call): Pro
       query: call.url.searchParams,
       contentType,
       body,
+      userAgent: req.headers['user-agent'],
     });
     if (fault.failure) return errorReply(fault.failure);
     const { method, parsed, url } = call;

@@ -9,6 +9,7 @@ import { planEvent, type PlanLimits } from '../../planning/dry-run.js';
 import { senderOf, signedGuard, type Authenticator } from '../auth.js';
 import { planBounds } from '../bounds.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
+import { checkInlineApply } from '../directive-source.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
@@ -78,7 +79,10 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       noteEvent(request, { shape: event.shape });
       if (request.query.dryRun === true) {
         noteEvent(request, { outcome: 'dry_run' });
-        const bounds = planBounds(deps.config, senderOf(request));
+        const sender = senderOf(request);
+        const bounds = planBounds(deps.config, sender, (manifest) =>
+          checkInlineApply(deps, manifest, sender),
+        );
         const plan = await planEvent(deps, event, bounds, planLimits(deps, reply));
         return reply.code(200).send(plan);
       }
