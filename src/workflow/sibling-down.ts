@@ -1,3 +1,4 @@
+import type { PodSelector } from '../directive/types.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 
@@ -18,8 +19,24 @@ export interface SiblingChoice {
   m: number;
   /** Its controlled chosen pods' uids: the ones that count as down once sent. */
   o: string[];
-  /** Every chosen uid: a chosen pod is no replacement. */
-  c: string[];
+  /** Its bare chosen pods' uids: with `o`, every chosen pod, none of them a replacement. */
+  b: string[];
+}
+
+/**
+ * Whether another selector of the directive may choose some of selector `index`'s pods: same
+ * namespace, and no label both ask for with different values. Only such a selector registers its
+ * choice and is checked: the others keep one budget each, as with one selector at a time.
+ */
+export function overlapsAnother(selectors: readonly PodSelector[], index: number): boolean {
+  const mine = selectors[index];
+  if (mine === undefined) return false;
+  return selectors.some(
+    (other, at) =>
+      at !== index &&
+      other.namespace === mine.namespace &&
+      Object.entries(other.labels).every(([key, value]) => (mine.labels[key] ?? value) === value),
+  );
 }
 
 export function choiceOf(
@@ -32,13 +49,13 @@ export function choiceOf(
     l: selector.labels,
     m: maxUnavailable,
     o: chosen.filter((pod) => pod.owner !== undefined).map((pod) => pod.uid),
-    c: chosen.map((pod) => pod.uid),
+    b: chosen.filter((pod) => pod.owner === undefined).map((pod) => pod.uid),
   };
 }
 
 /** What a selector's sent pods are offset by: its pods Ready, not terminating and not chosen. */
 export function creditOf(choice: SiblingChoice, pods: readonly PodInfo[]): number {
-  const chosen = new Set(choice.c);
+  const chosen = new Set([...choice.o, ...choice.b]);
   return pods.filter((pod) => pod.ready && !pod.terminating && !chosen.has(pod.uid)).length;
 }
 

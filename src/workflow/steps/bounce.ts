@@ -9,7 +9,7 @@ import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { replacementsAmong, selectorPods } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
-import { chunkCredits, registerChoice, siblingWait } from './sibling-budget.js';
+import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
 import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 
@@ -178,6 +178,7 @@ async function siblingsSent(
   context: StepContext,
   unreached: readonly ChosenPod[],
 ): Promise<number> {
+  if (!sharesPods(context)) return 0;
   const uids = unreached.map((pod) => pod.uid);
   return (await context.deps.sent?.sentBySiblings(context.data, uids)) ?? 0;
 }

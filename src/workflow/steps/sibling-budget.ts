@@ -1,8 +1,19 @@
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { PendingWait, StepContext } from '../context.js';
 import type { BounceMode } from '../../directive/types.js';
-import { choiceOf, creditOf, type SiblingChoice } from '../sibling-down.js';
+import { choiceOf, creditOf, overlapsAnother, type SiblingChoice } from '../sibling-down.js';
 import { countsOf } from './waits.js';
+
+/**
+ * Whether the selector is one of several of the run at once whose labels may match the same pods:
+ * only then do its pods count against another's maxUnavailable, and another's against its own.
+ */
+export function sharesPods(context: StepContext): boolean {
+  const { data, directive } = context;
+  return (
+    data.order !== undefined && overlapsAnother(directive.spec.podsToBounce, data.selectorIndex)
+  );
+}
 
 /**
  * Before the selector's first batch: its choice and maxUnavailable, for the run's other selectors'
@@ -13,7 +24,7 @@ export async function registerChoice(
   mode: BounceMode,
   limit: number,
 ): Promise<void> {
-  if (mode === 'rollout') return;
+  if (mode === 'rollout' || !sharesPods(context)) return;
   const choice = choiceOf(context.data.selector, context.progress.chosen ?? [], limit);
   await context.deps.sent?.registerChoice(context.data, choice);
 }
@@ -30,6 +41,7 @@ export async function chunkCredits(
 ): Promise<Record<string, number>> {
   const { data, deps } = context;
   const credits: Record<string, number> = { [String(data.selectorIndex)]: own };
+  if (!sharesPods(context)) return credits;
   const controlled = chunk.filter((pod) => pod.owner !== undefined).map((pod) => pod.uid);
   const choices =
     (await deps.sent?.siblingChoices(data, controlled)) ?? new Map<string, SiblingChoice>();
