@@ -128,12 +128,20 @@ async function batchGate(
   };
 }
 
-/** What a batch sent leaves to wait for: pods held back by a selector's budget, or by a PDB. */
-async function heldAfter(
+/**
+ * After a batch: tells the status, and what is left to wait for: pods held back by a selector's
+ * budget, or refused by a PodDisruptionBudget.
+ */
+async function afterBatch(
   context: StepContext,
   sent: BatchSent,
   bounced: Set<string>,
+  sizeBefore: number,
 ): Promise<PendingWait | undefined> {
+  // A batch held back whole by a selector's budget bounced nothing to tell.
+  if (sent.heldBy === undefined || bounced.size > sizeBefore) {
+    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+  }
   if (sent.heldBy !== undefined) return siblingWait(context, bounced, sent.heldBy);
   return sent.blocked ? budgetWait(context, bounced) : undefined;
 }
@@ -226,13 +234,13 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     if (batch.length === 0) continue;
     const credit = await beforeBatch(context, bounced, limit, batch.length);
     if (typeof credit !== 'number') return { wait: credit };
+    const sizeBefore = bounced.size;
     // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
     const sent = await underLease(context, () =>
       sendBatch(context, strategy, { pods: batch, credit }, bounced),
     );
     if (!('value' in sent)) return sent;
-    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
-    const held = await heldAfter(context, sent.value, bounced);
+    const held = await afterBatch(context, sent.value, bounced, sizeBefore);
     if (held !== undefined) return { wait: held };
   }
   return DONE;
