@@ -14,21 +14,59 @@
  * 3. Beside them, the run's owners: each pod's controller owner keeps the earliest second one of
  *    its pods was sent a bounce in by this run.
  *
+ * 0. With several selectors at once, a controlled pod not sent yet goes only while every selector
+ *    of the run that chose it (its registration, `RECORD_CHOSEN`) stays within its maxUnavailable:
+ *    its controlled chosen pods the run sent, less its credit (its Ready replacements, as the
+ *    caller counted them just before; 0 when not given), plus the pods let through now. The pods
+ *    from the first that does not fit on are held back, untouched, and answered `!uid`, with the
+ *    selector whose budget held them, `#index`. Checked and recorded in one step, so two selectors
+ *    sending at the same moment cannot both take the last place.
+ *
  * KEYS: the hash of sent pods, the run's owners, the run's sent pods.
  * ARGV: the field, the oldest `since` kept, the key's TTL in ms, the chunk's pods (JSON, `u` its
  * uid, `o` its owner's key when it has one), the job's field (what it inherited when it chose),
  * the second sent in, the run keys' TTL in ms, the selector's mark ('' with one selector at a
- * time: nothing is checked nor recorded per run).
- * Answers the uids dropped.
+ * time: nothing is checked nor recorded per run), the credits (JSON object, selector index → count).
+ * Answers the uids dropped (and those held back, marked).
  */
 export const RECORD_SENT = `
 local mine = ARGV[8]
 local taken = {}
 local controlled = {}
+local credits = cjson.decode(ARGV[9])
+local down = {}
+local function fits(pod)
+  if mine == '' or type(pod.o) ~= 'string' or redis.call('HEXISTS', KEYS[3], pod.u) == 1 then return true end
+  local list = redis.call('HGET', KEYS[3], 'p:' .. pod.u)
+  if not list then return true end
+  local selectors = {}
+  for j in string.gmatch(list, '%S+') do
+    local raw = redis.call('HGET', KEYS[3], 's:' .. j)
+    if raw then
+      local chosen = cjson.decode(raw)
+      if down[j] == nil then
+        local sent = 0
+        for _, uid in ipairs(chosen.o) do sent = sent + redis.call('HEXISTS', KEYS[3], uid) end
+        down[j] = sent - tonumber(credits[j] or 0)
+      end
+      if down[j] + 1 > tonumber(chosen.m) then return false, j end
+      table.insert(selectors, j)
+    end
+  end
+  for _, j in ipairs(selectors) do down[j] = down[j] + 1 end
+  return true
+end
+local held = false
 for _, pod in ipairs(cjson.decode(ARGV[4])) do
   local holder = false
   if mine ~= '' then holder = redis.call('HGET', KEYS[3], pod.u) end
-  if holder and holder ~= mine then
+  local ok, by = true, nil
+  if not held and not (holder and holder ~= mine) then ok, by = fits(pod) end
+  if held or not ok then
+    if not held then table.insert(taken, '#' .. by) end
+    held = true
+    table.insert(taken, '!' .. pod.u)
+  elseif holder and holder ~= mine then
     table.insert(taken, pod.u)
   else
     if mine ~= '' then redis.call('HSET', KEYS[3], pod.u, mine) end
@@ -63,4 +101,24 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return taken
+`;
+
+/**
+ * A selector's registration among the run's sent pods, once, before its first batch (several
+ * selectors at once only): `s:<index>` its choice and limit, and `p:<uid>` per controlled chosen
+ * pod the selectors that chose it, which `RECORD_SENT` checks every pod sent against.
+ *
+ * KEYS: the run's sent pods. ARGV: the selector's index, its registration (JSON: `n` namespace,
+ * `l` labels, `m` maxUnavailable, `o` its controlled chosen uids, `b` its bare ones), the TTL.
+ */
+export const RECORD_CHOSEN = `
+local field = 's:' .. ARGV[1]
+if redis.call('HSETNX', KEYS[1], field, ARGV[2]) == 1 then
+  for _, uid in ipairs(cjson.decode(ARGV[2]).o) do
+    local list = redis.call('HGET', KEYS[1], 'p:' .. uid) or ''
+    redis.call('HSET', KEYS[1], 'p:' .. uid, list .. ' ' .. ARGV[1])
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
 `;

@@ -4,10 +4,12 @@ import { runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
-import { RECORD_SENT } from './sent-pods-script.js';
+import { RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
+import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
 
 interface SentCommands {
   podBouncerRecordSent(...args: string[]): Promise<string[]>;
+  podBouncerRecordChosen(...args: string[]): Promise<number>;
 }
 
 /** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
@@ -65,6 +67,7 @@ export class SentPods {
   ) {
     this.redis = withLuaCommands<SentCommands>(redis, {
       podBouncerRecordSent: { numberOfKeys: 3, lua: RECORD_SENT },
+      podBouncerRecordChosen: { numberOfKeys: 1, lua: RECORD_CHOSEN },
     });
   }
 
@@ -73,16 +76,19 @@ export class SentPods {
    * With several selectors at once (`order`), the pods another selector of the run has already
    * recorded are left out and answered: that selector sends them, so this one must not (DESIGN
    * §4: a pod terminating or gone is never sent another bounce); the rest are recorded as this
-   * selector's in the same step. With one at a time only the controlled pods are recorded (bare
-   * pods are never replaced), and nothing is left out.
+   * selector's in the same step, as far as every selector that chose them stays within its
+   * maxUnavailable (`credits`: each one's Ready replacements now); the rest are held back. With
+   * one at a time only the controlled pods are recorded (bare pods are never replaced), and
+   * nothing is left out.
    */
   async record(
     data: SelectorJobData,
     pods: readonly ChosenPod[],
+    credits: Readonly<Record<string, number>> = {},
     now = Date.now(),
-  ): Promise<string[]> {
+  ): Promise<SentAnswer> {
     const mine = data.order === undefined ? '' : String(data.selectorIndex);
-    if (mine === '' && pods.every((pod) => pod.owner === undefined)) return [];
+    if (mine === '' && pods.every((pod) => pod.owner === undefined)) return readSentAnswer([]);
     const since = Math.floor(now / 1000) * 1000;
     const chunk = pods.map((pod) =>
       pod.owner === undefined
@@ -90,10 +96,10 @@ export class SentPods {
         : { u: pod.uid, o: ownerKey(data.selector.namespace, pod.owner) },
     );
     const { uid } = data.directive;
-    return this.redis.podBouncerRecordSent(
+    const answer = await this.redis.podBouncerRecordSent(
       sentPodsKey(this.prefix, uid),
       this.runOwnersKey(data),
-      runSentPodsKey(this.prefix, uid, data.generation, data.runKey),
+      this.runSentKey(data),
       fieldOf(data),
       String(now - this.maxAgeMs),
       String(this.maxAgeMs),
@@ -102,7 +108,65 @@ export class SentPods {
       String(since),
       String(this.runTtlMs),
       mine,
+      JSON.stringify(credits),
     );
+    return readSentAnswer(answer);
+  }
+
+  /**
+   * Registers the selector's choice and maxUnavailable for the run's other selectors to count
+   * against (several selectors at once only; once: a re-run keeps the first).
+   */
+  async registerChoice(data: SelectorJobData, choice: SiblingChoice): Promise<void> {
+    if (data.order === undefined) return;
+    await this.redis.podBouncerRecordChosen(
+      this.runSentKey(data),
+      String(data.selectorIndex),
+      JSON.stringify(choice),
+      String(this.runTtlMs),
+    );
+  }
+
+  /**
+   * The choices of the run's other selectors that chose any of `uids`, by index: what a chunk of
+   * this selector's may take down of theirs.
+   */
+  async siblingChoices(
+    data: SelectorJobData,
+    uids: readonly string[],
+  ): Promise<Map<string, SiblingChoice>> {
+    const found = new Map<string, SiblingChoice>();
+    if (data.order === undefined || uids.length === 0) return found;
+    const key = this.runSentKey(data);
+    const lists = await this.redis.hmget(key, ...uids.map((uid) => `p:${uid}`));
+    const mine = String(data.selectorIndex);
+    const others = new Set(lists.flatMap((list) => (list ?? '').split(' ')));
+    const indexes = [...others].filter((index) => index !== '' && index !== mine);
+    if (indexes.length === 0) return found;
+    const raws = await this.redis.hmget(key, ...indexes.map((index) => `s:${index}`));
+    raws.forEach((raw, at) => {
+      const index = indexes[at];
+      if (raw !== null && index !== undefined) found.set(index, JSON.parse(raw) as SiblingChoice);
+    });
+    return found;
+  }
+
+  /** The choice of the run's selector `index`, if it registered one. */
+  async siblingChoiceOf(data: SelectorJobData, index: string): Promise<SiblingChoice | undefined> {
+    const raw = await this.redis.hget(this.runSentKey(data), `s:${index}`);
+    return raw === null ? undefined : (JSON.parse(raw) as SiblingChoice);
+  }
+
+  /** Of `uids`, how many another selector of this run has recorded as sent. */
+  async sentBySiblings(data: SelectorJobData, uids: readonly string[]): Promise<number> {
+    if (data.order === undefined || uids.length === 0) return 0;
+    const holders = await this.redis.hmget(this.runSentKey(data), ...uids);
+    const mine = String(data.selectorIndex);
+    return holders.filter((holder) => holder !== null && holder !== mine).length;
+  }
+
+  private runSentKey(data: SelectorJobData): string {
+    return runSentPodsKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
 
   /**

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { ChosenPod, SelectorJobData } from '../../src/queue/selector-job.js';
 import { SentPods } from '../../src/workflow/sent-pods.js';
+import { choiceOf } from '../../src/workflow/sibling-down.js';
 import { deletePrefix, REDIS_URL } from '../support/redis.js';
 
 const owner = { kind: 'ReplicaSet', name: 'reviews-7f9' };
@@ -36,27 +37,58 @@ describe('a chunk recorded as sent', () => {
   });
 
   it('leaves out the pods another selector of the run recorded, bare or not, and records the rest', async () => {
-    expect(await sent.record(job('1', 0), [controlled('a'), bare('b')])).toEqual([]);
-    const taken = await sent.record(job('1', 1), [controlled('a'), bare('b'), controlled('c')]);
+    expect((await sent.record(job('1', 0), [controlled('a'), bare('b')])).taken).toEqual([]);
+    const { taken } = await sent.record(job('1', 1), [controlled('a'), bare('b'), controlled('c')]);
     expect(taken.sort()).toEqual(['a', 'b']);
     // 'c' is selector 1's now: selector 2 leaves it out too.
-    expect(await sent.record(job('1', 2), [controlled('c'), controlled('d')])).toEqual(['c']);
+    expect((await sent.record(job('1', 2), [controlled('c'), controlled('d')])).taken).toEqual([
+      'c',
+    ]);
     // The entries that tell a newer run what is down: each pod once, by the selector that sent it.
     expect((await sent.list(job('1', 0))).map((pod) => pod.uid).sort()).toEqual(['a', 'c', 'd']);
   });
 
   it("never leaves out a selector's own pods: it sends again what its last attempt left undone", async () => {
-    expect(await sent.record(job('2', 0), [controlled('e')])).toEqual([]);
-    expect(await sent.record(job('2', 0), [controlled('e')])).toEqual([]);
+    expect((await sent.record(job('2', 0), [controlled('e')])).taken).toEqual([]);
+    expect((await sent.record(job('2', 0), [controlled('e')])).taken).toEqual([]);
   });
 
   it('is per run: another run of the directive sends what it chose', async () => {
-    expect(await sent.record(job('3', 1), [controlled('a'), bare('b')])).toEqual([]);
+    expect((await sent.record(job('3', 1), [controlled('a'), bare('b')])).taken).toEqual([]);
   });
 
   it('with one selector at a time, leaves nothing out and keeps no record per run', async () => {
-    expect(await sent.record(job('4', 0, false), [controlled('f'), bare('g')])).toEqual([]);
-    expect(await sent.record(job('4', 1, false), [controlled('f'), bare('g')])).toEqual([]);
+    expect((await sent.record(job('4', 0, false), [controlled('f'), bare('g')])).taken).toEqual([]);
+    expect((await sent.record(job('4', 1, false), [controlled('f'), bare('g')])).taken).toEqual([]);
     expect(await redis.keys(`${prefix}:*run-sent*:4`)).toEqual([]);
+  });
+
+  it('holds back a pod that would take a selector that chose it past its maxUnavailable', async () => {
+    const pods = ['w1', 'w2', 'w3', 'w4'].map(controlled);
+    const selector = job('5', 0).selector;
+    // Selector 0 chose the web pods, selector 1 those and api ones: 2 each at most.
+    await sent.registerChoice(job('5', 0), choiceOf(selector, pods, 2));
+    const all = [...pods, ...['a1', 'a2'].map(controlled)];
+    await sent.registerChoice(job('5', 1), choiceOf(selector, all, 2));
+    expect(await sent.record(job('5', 0), pods.slice(0, 2))).toEqual({ taken: [], held: [] });
+    // Selector 1's own batch would make 4 of its pods down: held back, selector 0's budget too.
+    expect(await sent.record(job('5', 1), [controlled('a1')])).toEqual({
+      taken: [],
+      held: ['a1'],
+      heldBy: '1',
+    });
+    expect(await sent.record(job('5', 0), [controlled('w3')])).toEqual({
+      taken: [],
+      held: ['w3'],
+      heldBy: '0',
+    });
+    // Two Ready replacements counted for selector 1 (and so for 0, whose pods they replace).
+    expect(await sent.record(job('5', 1), [controlled('a1')], { '1': 2 })).toEqual({
+      taken: [],
+      held: [],
+    });
+    // A pod a selector recorded before is sent again without a check: it is counted already.
+    expect((await sent.record(job('5', 0), pods.slice(0, 2))).held).toEqual([]);
+    expect(await sent.sentBySiblings(job('5', 1), ['w1', 'w2', 'w3', 'a1'])).toBe(2);
   });
 });

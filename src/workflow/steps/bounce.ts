@@ -9,6 +9,7 @@ import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { replacementsAmong, selectorPods } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
+import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
 import { underLease } from './under-lease.js';
 import { countsOf, pausedWait } from './waits.js';
 
@@ -37,22 +38,36 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
   }
 }
 
-/** Sends one batch, chunk by chunk, recording each chunk in flight first. True if one was refused. */
+/** How a batch went: an eviction refused, or pods held back by a selector's budget (its index). */
+interface BatchSent {
+  blocked: boolean;
+  heldBy?: string;
+}
+
+/**
+ * Sends one batch, chunk by chunk, recording each chunk in flight first. `credit`: what offsets
+ * the selector's pods down, as its batch gate counted it.
+ */
 async function sendBatch(
   context: StepContext,
   strategy: BounceStrategy,
-  batch: ChosenPod[],
+  { pods, credit }: { pods: ChosenPod[]; credit: number },
   bounced: Set<string>,
-): Promise<boolean> {
-  const size = Math.max(CHUNK, Math.ceil(batch.length / MAX_CHUNKS));
+): Promise<BatchSent> {
+  const size = Math.max(CHUNK, Math.ceil(pods.length / MAX_CHUNKS));
   let blocked = false;
-  for (let start = 0; start < batch.length; start += size) {
-    const chunk = batch.slice(start, start + size);
-    await context.save({ bounced: [...bounced], inFlight: chunk.map((pod) => pod.uid) });
+  for (let start = 0; start < pods.length; start += size) {
+    const whole = pods.slice(start, start + size);
+    await context.save({ bounced: [...bounced], inFlight: whole.map((pod) => pod.uid) });
     // Under the lease, before it is sent: a newer run counts these as down until replaced. A pod
     // another selector of the run recorded first is its to send: gone or going by this run's
-    // hand, it counts as bounced here too, and its replacement is waited for as any other's.
-    const taken = new Set((await context.deps.sent?.record(context.data, chunk)) ?? []);
+    // hand, it counts as bounced here too, and its replacement is waited for as any other's. A pod
+    // that would take a selector that chose it past its maxUnavailable is held back, unsent.
+    const credits = await chunkCredits(context, whole, credit);
+    const answer = await context.deps.sent?.record(context.data, whole, credits);
+    const taken = new Set(answer?.taken ?? []);
+    const held = new Set(answer?.held ?? []);
+    const chunk = whole.filter((pod) => !held.has(pod.uid));
     const outcomes = await Promise.all(
       chunk.map((pod) => (taken.has(pod.uid) ? LANDED : strategy.bouncePod(context, pod))),
     );
@@ -67,33 +82,37 @@ async function sendBatch(
       context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
     }
     blocked ||= outcomes.includes('blocked');
+    if (answer?.heldBy !== undefined) return { blocked, heldBy: answer.heldBy };
   }
-  return blocked;
+  return { blocked };
 }
 
 /**
  * Before a batch: the replacements of the pods bounced so far, less slack, counting as down too
  * the pods another run of the directive took down (`others-down.ts`): what that run has still owed
- * is waited for as replacements, and its replacements this run chose, not Ready yet, take slack.
+ * is waited for as replacements, and its replacements this run chose, not Ready yet, take slack;
+ * and the chosen pods another selector of this run sent (`sibling-down.ts`), not reached yet.
+ * Clear: the credit its chunks are recorded with, what offsets its pods sent.
  */
 async function batchGate(
   context: StepContext,
   bounced: Set<string>,
   limit: number,
   nextBatch: number,
-): Promise<PendingWait | undefined> {
+): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
-  const own = replacementsWanted(chosen, bounced, limit, nextBatch);
-  if (own === 0 && inherited.taken.length === 0) return undefined;
+  const unreached = chosen.filter((pod) => pod.owner !== undefined && !bounced.has(pod.uid));
+  const siblings = bounced.size === chosen.length ? 0 : await siblingsSent(context, unreached);
+  const own = replacementsWanted(chosen, bounced, limit - siblings, nextBatch);
+  if (own === 0 && inherited.taken.length === 0) return 0;
   const pods = await selectorPods(context);
   const others = inheritedDown(inherited, bounced, pods);
-  const wanted =
-    replacementsWanted(chosen, bounced, limit - others.unready, nextBatch) + others.owed;
-  if (wanted === 0) return undefined;
+  const slack = limit - others.unready - siblings;
+  const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
   const taken = new Set(inherited.taken);
   const ready = replacementsAmong(context, pods).filter((pod) => !taken.has(pod.uid)).length;
-  if (ready >= wanted) return undefined;
+  if (wanted === 0 || ready >= wanted) return ready - others.unready - others.owed;
   const { namespace, labels } = context.data.selector;
   return {
     what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
@@ -107,6 +126,24 @@ async function batchGate(
       exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
     },
   };
+}
+
+/**
+ * After a batch: tells the status, and what is left to wait for: pods held back by a selector's
+ * budget, or refused by a PodDisruptionBudget.
+ */
+async function afterBatch(
+  context: StepContext,
+  sent: BatchSent,
+  bounced: Set<string>,
+  sizeBefore: number,
+): Promise<PendingWait | undefined> {
+  // A batch held back whole by a selector's budget bounced nothing to tell.
+  if (sent.heldBy === undefined || bounced.size > sizeBefore) {
+    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
+  }
+  if (sent.heldBy !== undefined) return siblingWait(context, bounced, sent.heldBy);
+  return sent.blocked ? budgetWait(context, bounced) : undefined;
 }
 
 function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
@@ -144,25 +181,35 @@ function planOf(context: StepContext): Promise<BouncePlan> {
   );
 }
 
+/** Of the chosen pods not reached yet, those another selector of the run has sent. */
+async function siblingsSent(
+  context: StepContext,
+  unreached: readonly ChosenPod[],
+): Promise<number> {
+  if (!sharesPods(context)) return 0;
+  const uids = unreached.map((pod) => pod.uid);
+  return (await context.deps.sent?.sentBySiblings(context.data, uids)) ?? 0;
+}
+
 /**
  * What holds the next batch, in order (DESIGN §4): the previous batch's replacements, the abort
  * mark, the pause annotation (shown even when a gate is closed too), the soak after the previous
- * batch, and the gates. Undefined: send it.
+ * batch, and the gates. A number: send it, with that credit.
  */
 async function beforeBatch(
   context: StepContext,
   bounced: Set<string>,
   limit: number,
   size: number,
-): Promise<PendingWait | undefined> {
-  const replacements = await batchGate(context, bounced, limit, size);
-  if (replacements !== undefined) return replacements;
+): Promise<PendingWait | number> {
+  const credit = await batchGate(context, bounced, limit, size);
+  if (typeof credit !== 'number') return credit;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
   const held = (await soakWait(context, bounced)) ?? (await gateWait(context, bounced));
   if (held !== undefined) return stepAside(context, held);
   // The first batch takes one of the run's selector slots (maxConcurrentSelectors).
-  return bounced.size === 0 ? await slotWait(context) : undefined;
+  return (bounced.size === 0 ? await slotWait(context) : undefined) ?? credit;
 }
 
 /**
@@ -181,16 +228,20 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
   if (before !== 'done') return before;
   const bounced = new Set(context.progress.bounced ?? []);
   await settleInFlight(context, bounced);
+  if (bounced.size === 0) await registerChoice(context, strategy.mode, limit);
   for (const planned of plan.batches) {
     const batch = planned.filter((pod) => !bounced.has(pod.uid));
     if (batch.length === 0) continue;
-    const held = await beforeBatch(context, bounced, limit, batch.length);
-    if (held !== undefined) return { wait: held };
+    const credit = await beforeBatch(context, bounced, limit, batch.length);
+    if (typeof credit !== 'number') return { wait: credit };
+    const sizeBefore = bounced.size;
     // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
-    const sent = await underLease(context, () => sendBatch(context, strategy, batch, bounced));
+    const sent = await underLease(context, () =>
+      sendBatch(context, strategy, { pods: batch, credit }, bounced),
+    );
     if (!('value' in sent)) return sent;
-    await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
-    if (sent.value) return { wait: budgetWait(context, bounced) };
+    const held = await afterBatch(context, sent.value, bounced, sizeBefore);
+    if (held !== undefined) return { wait: held };
   }
   return DONE;
 }
