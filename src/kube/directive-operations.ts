@@ -14,6 +14,7 @@ import {
   type DirectiveStatus,
   type ObjectRef,
 } from '../directive/types.js';
+import { boundedText, EVENT_TEXT_BYTES } from '../bounded-text.js';
 import { COMPONENT } from './field-manager.js';
 import { namespacedPath, sendRaw } from './raw-request.js';
 import type { KubeRequests } from './requests.js';
@@ -168,7 +169,7 @@ function eventBody(directive: Directive, event: DirectiveEvent): object {
     },
     type: event.type,
     reason: event.reason,
-    message: event.message,
+    message: boundedText(event.message, EVENT_TEXT_BYTES),
     source: { component: COMPONENT },
     reportingComponent: COMPONENT,
     reportingInstance: COMPONENT,
