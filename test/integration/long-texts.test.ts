@@ -62,10 +62,13 @@ describe('a text longer than the API server takes', () => {
     expect(Buffer.byteLength(ready.message)).toBeLessThanOrEqual(4096);
     expect(ready.message.endsWith('…')).toBe(true);
     expect(ready.message).not.toMatch(LONE_SURROGATE);
-    const gated = h.sim
-      .events()
-      .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
-    expect(gated.length).toBeGreaterThan(0);
+    // The Event follows the status write that it tells.
+    const gated = await eventually('a Gated Event', () => {
+      const events = h.sim
+        .events()
+        .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
+      return events.length > 0 ? events : undefined;
+    });
     for (const event of gated) {
       expect(Buffer.byteLength((event as any).message)).toBeLessThanOrEqual(1024);
       expect((event as any).message).not.toMatch(LONE_SURROGATE);
