@@ -46,6 +46,17 @@ export class PermanentError extends FinalError {
   }
 }
 
+/**
+ * The API server refused a status write as invalid (422): something in it does not fit the CRD as
+ * installed. Writing it again cannot help; a status that says less may be taken.
+ */
+export class StatusRefusedError extends PermanentError {
+  static readonly SAYS = 'the status was refused by the API server';
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`${StatusRefusedError.SAYS}: ${detail}`, 422, options);
+  }
+}
+
 /** A wait ran past its configured limit. */
 export class WaitTimeoutError extends FinalError {}
 

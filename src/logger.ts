@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { boundedText, LOG_TEXT_BYTES } from './bounded-text.js';
 
 export type { Logger };
 
@@ -21,6 +22,22 @@ const REDACT = [
   '*.data',
 ];
 
+/**
+ * A value with every string in it (a few levels deep) cut to LOG_TEXT_BYTES: an error's message
+ * and stack repeat its causes' (an API server's answer that echoes a whole object, several times
+ * over), and an alert name or a query may be as long as its sender likes.
+ */
+function boundedStrings(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return boundedText(value, LOG_TEXT_BYTES);
+  if (typeof value !== 'object' || value === null || depth > 3) return value;
+  if (Array.isArray(value)) return value.map((entry) => boundedStrings(entry, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (key !== 'raw') copy[key] = boundedStrings(entry, depth + 1);
+  }
+  return copy;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -28,8 +45,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'pod-bouncer' },
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // "level":"info", not 30: readable in kubectl logs and matched by log pipelines as is.
-      formatters: { level: (label) => ({ level: label }) },
+      serializers: {
+        err: (error: unknown) => boundedStrings(pino.stdSerializers.err(error as Error)),
+        msg: (message: unknown) => boundedStrings(message),
+      },
+      formatters: {
+        // "level":"info", not 30: readable in kubectl logs and matched by log pipelines as is.
+        level: (label) => ({ level: label }),
+        log: (fields) => boundedStrings(fields, 3) as Record<string, unknown>,
+      },
     },
     destination,
   );

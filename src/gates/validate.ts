@@ -8,6 +8,17 @@ import { windowProblem } from './windows.js';
 
 const MAX_GATES = 20;
 const MAX_WINDOWS = 50;
+/**
+ * The longest alerts regex or query (the CRD says the same): the gate's text is quoted in the
+ * Ready message and the Events, which the API server keeps short.
+ */
+export const MAX_GATE_TEXT = 4096;
+
+function tooLong(value: unknown, field: string, problems: Problem[]): boolean {
+  if (typeof value !== 'string' || value.length <= MAX_GATE_TEXT) return false;
+  problems.push({ field, message: `must be at most ${MAX_GATE_TEXT} characters` });
+  return true;
+}
 
 function checkRegex(pattern: unknown, field: string, problems: Problem[]): void {
   if (typeof pattern !== 'string' || pattern === '') {
@@ -78,6 +89,8 @@ export function checkGates(value: unknown, field: string, problems: Problem[]): 
       problems.push({ field: at, message: 'must have exactly one of alerts, query or windows' });
       return;
     }
+    const kind = kinds[0]!;
+    if (kind !== 'windows' && tooLong(gate[kind], `${at}.${kind}`, problems)) return;
     if (kinds[0] === 'alerts') checkRegex(gate.alerts, `${at}.alerts`, problems);
     else if (kinds[0] === 'query') checkQuery(gate, at, problems);
     else checkWindows(gate.windows, `${at}.windows`, problems);

@@ -6,6 +6,13 @@ import {
   TransientError,
   type BouncerError,
 } from '../errors.js';
+import { boundedText } from '../bounded-text.js';
+
+/**
+ * The most of an API server's answer kept in an error's message: a 422 may quote the refused
+ * value, which can be as long as the object, and the message goes on into the status and the job.
+ */
+const DETAIL_BYTES = 1024;
 
 /** The `message` of a Kubernetes Status body, which client-node hands over as a raw string. */
 function statusMessage(body: unknown): string | undefined {
@@ -30,7 +37,8 @@ function retryAfter(headers: Record<string, string> | undefined): number | undef
 export function mapApiError(error: unknown, what: string): BouncerError {
   if (error instanceof ApiException) {
     const code = (error as ApiException<unknown>).code;
-    const detail = statusMessage((error as ApiException<unknown>).body) ?? `HTTP ${code}`;
+    const answer = statusMessage((error as ApiException<unknown>).body) ?? `HTTP ${code}`;
+    const detail = boundedText(answer, DETAIL_BYTES);
     const message = `${what}: ${detail}`;
     if (code === 404) return new NotFoundError(message, { cause: error });
     if (code === 409) return new ConflictError(message, { cause: error });

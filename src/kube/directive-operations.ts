@@ -14,6 +14,8 @@ import {
   type DirectiveStatus,
   type ObjectRef,
 } from '../directive/types.js';
+import { boundedText, EVENT_TEXT_BYTES } from '../bounded-text.js';
+import { PermanentError, StatusRefusedError } from '../errors.js';
 import { COMPONENT } from './field-manager.js';
 import { namespacedPath, sendRaw } from './raw-request.js';
 import type { KubeRequests } from './requests.js';
@@ -109,7 +111,8 @@ export class DirectiveClient implements DirectiveOperations {
 
   /**
    * Merge-patches the status subresource. The patch carries `resourceVersion`, so a concurrent
-   * writer makes this fail with ConflictError instead of being silently overwritten.
+   * writer makes this fail with ConflictError instead of being silently overwritten; a status the
+   * API server refuses as invalid is a StatusRefusedError.
    */
   async patchDirectiveStatus(directive: Directive, status: DirectiveStatus): Promise<Directive> {
     const { name, namespace, resourceVersion } = directive.metadata;
@@ -120,11 +123,17 @@ export class DirectiveClient implements DirectiveOperations {
       body: JSON.stringify({ metadata: { resourceVersion }, status }),
       contentType: PatchStrategy.MergePatch,
     };
-    return this.requests.call({ verb: 'patch', what }, async () => {
-      const written = JSON.parse(await sendRaw(this.kubeConfig, call)) as Directive;
-      for (const observer of this.directiveWrites) observer(written);
-      return written;
-    });
+    try {
+      return await this.requests.call({ verb: 'patch', what }, async () => {
+        const written = JSON.parse(await sendRaw(this.kubeConfig, call)) as Directive;
+        for (const observer of this.directiveWrites) observer(written);
+        return written;
+      });
+    } catch (error) {
+      if (!(error instanceof PermanentError) || error.httpStatus !== 422) throw error;
+      // The cause a person reads in the FAILED status: what was refused, then the server's words.
+      throw new StatusRefusedError(error.message.slice(what.length + 2), { cause: error });
+    }
   }
 
   /**
@@ -182,7 +191,7 @@ function eventBody(directive: Directive, event: DirectiveEvent): object {
     },
     type: event.type,
     reason: event.reason,
-    message: event.message,
+    message: boundedText(event.message, EVENT_TEXT_BYTES),
     source: { component: COMPONENT },
     reportingComponent: COMPONENT,
     reportingInstance: COMPONENT,

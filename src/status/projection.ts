@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { BouncedPods, DirectiveState, DirectiveStatus } from '../directive/types.js';
+import { boundedText, STATUS_TEXT_BYTES } from '../bounded-text.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { describesRun } from '../queue/run-identity.js';
 import { removeCondition, setCondition } from './conditions.js';
@@ -36,7 +37,9 @@ export function project(
   if (desired.onlyIf !== undefined && !desired.onlyIf(before, fresh)) return before;
   const pods = withPods(fresh ? [] : before.podsBounced, desired.podsBounced);
   if (!fresh && failedByAnother(before, desired)) return { ...before, podsBounced: pods };
-  const r = desired.ready;
+  // Texts from elsewhere (an alert name, an API server's answer) are cut far inside the CRD's limit.
+  const r = { ...desired.ready, message: boundedText(desired.ready.message, STATUS_TEXT_BYTES) };
+  const error = boundedText(desired.error, STATUS_TEXT_BYTES);
   const generation = { observedGeneration: desired.generation };
   let conditions = setCondition(before.conditions, { type: 'Ready', ...generation, ...r }, now);
   conditions = desired.reconciling
@@ -52,7 +55,7 @@ export function project(
             status: 'True',
             ...generation,
             reason: desired.stalled,
-            message: desired.error,
+            message: error,
           },
           now,
         );
@@ -61,7 +64,7 @@ export function project(
     ...generation,
     issuedAt: desired.issuedAt ?? (fresh ? undefined : before.issuedAt),
     state: desired.state,
-    error: desired.error,
+    error,
     podsBounced: pods,
     conditions,
   };

@@ -1,5 +1,12 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { AbortedError, BouncerError, WaitTimeoutError, isRetryable, messageOf } from '../errors.js';
+import {
+  AbortedError,
+  BouncerError,
+  StatusRefusedError,
+  WaitTimeoutError,
+  isRetryable,
+  messageOf,
+} from '../errors.js';
 import { observeWaitTimedOut } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import { selectorBackoff } from '../queue/selector-backoff.js';
@@ -116,7 +123,7 @@ async function failTerminally(
     const moment = await endingOf(context, error, attempt);
     halting = moment.kind === 'failed' && moment.selector === context.data.selectorIndex;
     unwritten = moment;
-    await context.report(moment);
+    await reportEnding(context, moment);
     unwritten = undefined;
   } catch (statusError) {
     context.log.error({ err: statusError }, 'could not write FAILED status');
@@ -125,4 +132,20 @@ async function failTerminally(
   // not the status could be written.
   if (halting) await wakeHalted(context.deps, context.data).catch(() => undefined);
   return unwritten;
+}
+
+/**
+ * Reports the run's ending. A FAILED status the API server refuses (its cause quotes what did not
+ * fit the CRD as installed, a refused status among them) is written again with a cause of a few
+ * fixed words, so that the run ends FAILED rather than staying BOUNCING_PODS; the whole cause is
+ * in the job's failure and the log.
+ */
+async function reportEnding(context: StepContext, moment: Moment): Promise<void> {
+  try {
+    await context.report(moment);
+  } catch (error) {
+    if (!(error instanceof StatusRefusedError) || moment.kind !== 'failed') throw error;
+    context.log.warn({ err: error }, 'FAILED status refused; written with a shorter cause');
+    await context.report({ ...moment, cause: StatusRefusedError.SAYS });
+  }
 }

@@ -9,9 +9,11 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { LogCapture } from '../support/log-capture.js';
 
 describe('pause, resume, abort and retry of a directive', () => {
   let h: Harness;
+  const logs = new LogCapture();
   const call = async (method: string, path: string, token: string | null = TOKEN) => {
     const response = await fetch(`${h.serve.url}${path}`, {
       method,
@@ -22,7 +24,10 @@ describe('pause, resume, abort and retry of a directive', () => {
 
   beforeAll(async () => {
     // Waits outlast the test: the run below can only end by its abort.
-    h = await startHarness('controls', { env: { READINESS_TIMEOUT_SECONDS: '120' } });
+    h = await startHarness('controls', {
+      env: { READINESS_TIMEOUT_SECONDS: '120', LOG_LEVEL: 'info' },
+      logDestination: logs,
+    });
     stuckMesh(h, 'stuck');
     h.sim.applyDirective(directive('ctlns', 'idle', [{ namespace: 'ctlns', labels: {} }]));
   });
@@ -116,5 +121,24 @@ describe('pause, resume, abort and retry of a directive', () => {
     // A retry still resumes it, and then it is in progress again.
     expect((await call('POST', `${path}/retry`)).status).toBe(202);
     expect((await call('GET', path)).body.inProgress).toBe(true);
+  });
+
+  it('answers 409, not 503, to the retries that lost the race to a simultaneous one', async () => {
+    const path = '/v1/directives/istio-system/stuck';
+    expect((await call('POST', `${path}/abort`)).status).toBe(202);
+    await waitForState(h, 'istio-system', 'stuck', 'FAILED', 30_000);
+    await eventually('the first job failed', async () =>
+      (await call('GET', path)).body.jobs[0].state === 'failed' ? true : undefined,
+    );
+    const answers = await Promise.all([1, 2, 3].map(() => call('POST', `${path}/retry`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) {
+      expect(answer.body).toEqual({
+        error: 'conflict',
+        message: expect.stringMatching(/^Nothing has failed in istio-system\/stuck /),
+      });
+    }
+    const errors = logs.lines().filter((line) => JSON.parse(line).level === 'error');
+    expect(errors.filter((line) => /not in the failed state|unreachable/.test(line))).toEqual([]);
   });
 });

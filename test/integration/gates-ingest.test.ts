@@ -57,6 +57,13 @@ describe('gates at ingest', () => {
         /spec\.gates\[0\]\.alerts.*RE2.*unsupported Perl syntax/,
       ],
       [undefined, { soakSeconds: -1 }, /spec\.podsToBounce\[0\]\.soakSeconds/],
+      // Quoted in the Ready message and the Events, which the API server keeps short.
+      [
+        [{ query: `up{job="${'a'.repeat(40_000)}"}`, max: 1 }],
+        {},
+        /gates\[0\]\.query.*at most 4096/,
+      ],
+      [[{ alerts: `(${'A|'.repeat(3000)}B)` }], {}, /spec\.gates\[0\]\.alerts.*at most 4096/],
     ];
     for (const [gates, extra, message] of cases) {
       const answer = await h.post(inline('malformed', gates, extra));

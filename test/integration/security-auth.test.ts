@@ -141,7 +141,7 @@ describe('authentication of the events endpoint (all modes combined)', () => {
   });
 
   it('answers 405 with Allow: POST to every other method on /v1/events', async () => {
-    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
       const answer = await send({ authorization: `Bearer ${TOKEN}` }, ref, method);
       expect(answer.status, method).toBe(405);
       expect(answer.headers.get('allow'), method).toBe('POST');

@@ -12,7 +12,8 @@ import { directive, startHarness, TOKEN, type Harness } from '../support/harness
  * the directive routes, the probes, the metrics, the OpenAPI document, the dashboard, paths no
  * route serves) or the worker's port, the answer is a 2xx only for a valid credential or an open
  * route and never with a query parameter the route does not declare, otherwise a 4xx with the
- * {error, message} body, never a 5xx; nothing changes for a request that was not admitted or that
+ * {error, message} body (a method the path's routes do not take: 405 naming those it does in
+ * `Allow`), never a 5xx; nothing changes for a request that was not admitted or that
  * carried an undeclared parameter; and no route but POST /v1/events reads a body (a malformed one
  * is never answered 400, 413 or 415).
  */
@@ -69,7 +70,29 @@ const route = fc.oneof(
   fc.constant('/v1/events'),
   fc.constantFrom(...OPEN, ...UNKNOWN),
 );
-const method = fc.constantFrom('GET', 'HEAD', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
+const method = fc.constantFrom(
+  'GET',
+  'HEAD',
+  'POST',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+  'TRACE',
+);
+/** What `Allow` says on a 405: the methods of the route of that path. */
+const ALLOW_READ = 'GET, HEAD';
+function allowedOn(url: string): string | undefined {
+  if (
+    url === '/v1/events' ||
+    /^\/v1\/directives\/[^/]+\/[^/]+\/(retry|pause|resume|abort)$/.test(url)
+  ) {
+    return 'POST';
+  }
+  if (OPEN.includes(url) || /^\/v1\/directives\/[^/]+\/[^/]+$/.test(url)) return ALLOW_READ;
+  return undefined;
+}
 
 const queryName = fc.oneof(
   fc.constantFrom('dryRun', 'dryrun', 'DRYRUN', 'x', '__proto__', 'constructor', 'name[]', ''),
@@ -242,14 +265,20 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
             const what = `${verb} ${path} ${kind}: ${answer.body}`;
             expect(answer.statusCode, what).toBeLessThan(500);
             if (UNKNOWN.includes(url)) expect(answer.statusCode, what).toBe(404);
-            if (url === '/v1/events' && !['POST', 'HEAD', 'OPTIONS'].includes(verb)) {
+            if (url === '/v1/events' && verb !== 'POST') {
               expect(answer.statusCode, what).toBe(405);
             }
             const readsOpen = OPEN.includes(url) && ['GET', 'HEAD'].includes(verb);
             if (OPEN.includes(url)) {
               expect(answer.statusCode, what).toBe(
-                readsOpen ? (unknown === undefined ? 200 : 400) : 404,
+                readsOpen ? (unknown === undefined ? 200 : 400) : 405,
               );
+            }
+            if (answer.statusCode === 405) {
+              // The path as the server sees it, its dot segments resolved.
+              const served = new URL(url, 'http://fuzz').pathname;
+              expect(answer.headers.allow, what).toBe(allowedOn(served));
+              expect(`${answer.headers.allow}`.split(', '), what).not.toContain(verb);
             }
             if (unknown !== undefined) {
               expect(answer.statusCode, `undeclared ${unknown}: ${what}`).toBeGreaterThanOrEqual(
@@ -310,7 +339,7 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
       try {
         await fc.assert(
           fc.asyncProperty(
-            fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+            fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'),
             fc.oneof(fc.constantFrom('/healthz', '/metrics', ...UNKNOWN), route),
             payload,
             credential,
@@ -337,6 +366,11 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
               }
               if (served) {
                 expect(answer.statusCode, what).toBe(200);
+                return;
+              }
+              if (['/healthz', '/metrics'].includes(url)) {
+                expect(answer.statusCode, what).toBe(405);
+                expect(answer.headers.allow, what).toBe(ALLOW_READ);
                 return;
               }
               // A path the router cannot decode (`%zz`) is a 400, decided on the URL alone.

@@ -22,6 +22,8 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Where the in-process logger writes (default stdout), e.g. a LogCapture. */
   logDestination?: NodeJS.WritableStream;
+  /** The CRD the simulator validates with (default the chart's): a cluster that has another. */
+  crdPath?: string;
 }
 
 export interface Harness {
@@ -50,7 +52,7 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
   const stack = await startSimStack({
     // A test may bring its own prefix (a Redis Cluster hash tag); else one of its own.
     prefix: options.env?.QUEUE_PREFIX ?? `pbtest-${name}-${randomBytes(3).toString('hex')}`,
-    simulator: { seed: 7 },
+    simulator: { seed: 7, ...(options.crdPath === undefined ? {} : { crdPath: options.crdPath }) },
     env: {
       REDIS_URL,
       WEBHOOK_TOKENS: TOKEN,

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorCode, type Job } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
 import { directiveKey } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
@@ -9,6 +11,26 @@ import { inRedis } from '../ingest.js';
 import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
 import { DirectiveParams, DirectiveView, errorResponses, RetriedBody } from '../schemas.js';
 import type { RouteOptions } from './events.js';
+
+/**
+ * Retries one failed job; false when another retry took it first (BullMQ finds it no longer
+ * failed): a race lost, not Redis trouble, so the sender is told nothing failed (409).
+ */
+async function retryJob(job: Job | undefined, log: FastifyBaseLogger): Promise<boolean> {
+  try {
+    await job?.retry('failed', { resetAttemptsMade: true });
+    return job !== undefined;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== ErrorCode.JobNotInState) {
+      // Anything else is Redis's trouble, answered as any other (503).
+      return inRedis(async () => {
+        throw error;
+      });
+    }
+    log.debug({ jobId: job?.id }, 'job retried meanwhile by another request');
+    return false;
+  }
+}
 
 /** Read-only view and retry of a directive's latest run (DESIGN §3). */
 export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
@@ -62,11 +84,15 @@ export const directiveRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       // An aborted run resumes like any failed one: the abort request is withdrawn first.
       const abort = abortKey(deps.config.queuePrefix, run.uid, run.generation, run.runKey);
       await inRedis(() => deps.redis.del(abort));
+      const retried: string[] = [];
       for (const view of failed) {
         const job = await inRedis(async () => (await deps.queues.queue()).getJob(view.jobId));
-        await inRedis(async () => job?.retry('failed', { resetAttemptsMade: true }));
+        if (await retryJob(job, request.log)) retried.push(view.jobId);
       }
-      return reply.code(202).send({ retried: failed.map((job) => job.jobId) });
+      if (retried.length === 0) {
+        throw new HttpProblem(409, 'conflict', `Nothing has failed in ${runName(directive, run)}.`);
+      }
+      return reply.code(202).send({ retried });
     },
   );
 };

@@ -11,7 +11,6 @@ import { planBounds } from '../bounds.js';
 import { ingestCloudEvent, readEvent } from '../cloudevents.js';
 import { checkInlineApply } from '../directive-source.js';
 import type { AppDeps } from '../deps.js';
-import { HttpProblem } from '../http-errors.js';
 import { ingest } from '../ingest.js';
 import { registerJsonParsers } from '../json-body.js';
 import {
@@ -106,20 +105,5 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       }
       return reply.code(202).send(result);
     });
-  });
-
-  // Answered when the headers arrive: a body sent with another method is never read.
-  const notAllowed = (): HttpProblem =>
-    new HttpProblem(405, 'method_not_allowed', 'Only POST is allowed on /v1/events.', {
-      allow: 'POST',
-    });
-  app.route({
-    method: ['GET', 'PUT', 'DELETE', 'PATCH'],
-    url: '/v1/events',
-    schema: { hide: true },
-    onRequest: (_request, _reply, done) => done(notAllowed()),
-    handler: async () => {
-      throw notAllowed();
-    },
   });
 };

@@ -1,0 +1,81 @@
+// DESIGN §4: every accepted run ends FINISHED or FAILED with a cause. A text from outside (an alert
+// name from Prometheus) that is far longer than the API server takes in a condition message is
+// written cut short, so the status write is not refused and the run goes on; Events and log lines
+// stay short too.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startFakePrometheus, type FakePrometheus } from '../support/fake-prometheus.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForState,
+  type Harness,
+} from '../support/harness.js';
+import { LogCapture } from '../support/log-capture.js';
+
+const NS = 'long-texts';
+/** An alert name of 200 KB, with a character outside the BMP where a cut could split it. */
+const LONG_ALERT = `Mesh${'\u{1F525}'.repeat(100_000)}`;
+
+/** A half of a surrogate pair on its own: what a cut inside a pair leaves. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+describe('a text longer than the API server takes', () => {
+  let h: Harness;
+  let prom: FakePrometheus;
+  const logs = new LogCapture();
+
+  beforeAll(async () => {
+    prom = await startFakePrometheus();
+    prom.firing.add(LONG_ALERT);
+    h = await startHarness('long-texts', {
+      env: { PROMETHEUS_URL: prom.url, GATE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'debug' },
+      logDestination: logs,
+    });
+    h.sim.addWorkload({
+      namespace: NS,
+      name: 'app',
+      kind: 'ReplicaSet',
+      labels: { app: 'app' },
+      replicas: 1,
+    });
+    const selectors = [{ namespace: NS, labels: { app: 'app' } }];
+    h.sim.applyDirective({
+      ...directive(NS, 'certs', selectors),
+      spec: { gates: [{ alerts: 'Mesh.*' }], podsToBounce: selectors },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await prom?.close();
+  });
+
+  it('is written cut short in Ready and the Events, and the run goes on once the gate opens', async () => {
+    expect((await h.post({ directive: { namespace: NS, name: 'certs' } })).status).toBe(202);
+    const ready = await eventually('Ready to say Gated', () => {
+      const conditions = (h.sim.getDirective(NS, 'certs') as any)?.status?.conditions ?? [];
+      const condition = conditions.find((c: any) => c.type === 'Ready');
+      return condition?.reason === 'Gated' ? condition : undefined;
+    });
+    expect(ready.message).toContain('firing: Mesh\u{1F525}');
+    expect(Buffer.byteLength(ready.message)).toBeLessThanOrEqual(4096);
+    expect(ready.message.endsWith('…')).toBe(true);
+    expect(ready.message).not.toMatch(LONE_SURROGATE);
+    // The Event follows the status write that it tells.
+    const gated = await eventually('a Gated Event', () => {
+      const events = h.sim
+        .events()
+        .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
+      return events.length > 0 ? events : undefined;
+    });
+    for (const event of gated) {
+      expect(Buffer.byteLength((event as any).message)).toBeLessThanOrEqual(1024);
+      expect((event as any).message).not.toMatch(LONE_SURROGATE);
+    }
+    prom.firing.clear();
+    await waitForState(h, NS, 'certs', 'FINISHED');
+    const longest = Math.max(...logs.lines().map((line) => line.length));
+    expect(longest).toBeLessThan(16_384);
+  }, 60_000);
+});
