@@ -47,10 +47,13 @@ describe('a hostile alert name', () => {
     });
     expect(ready.message).toContain('firing: MeshBroken');
     expect(ready.message).not.toMatch(CONTROLS);
-    const gated = h.sim
-      .events()
-      .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
-    expect(gated.length).toBeGreaterThan(0);
+    // The Event follows the status write it tells.
+    const gated = await eventually('a Gated Event', () => {
+      const events = h.sim
+        .events()
+        .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
+      return events.length > 0 ? events : undefined;
+    });
     for (const event of gated) expect((event as any).message).not.toMatch(CONTROLS);
   });
 
