@@ -13,17 +13,19 @@ type Inline = Extract<CertIssued, { kind: 'inline' }>;
 /**
  * A directive past MAX_RUNS_PER_HOUR: a Warning Event `TooManyRuns` (at most one a minute per
  * directive, decided in Redis so that api replicas agree), then 429 with Retry-After. Nothing was
- * claimed or enqueued.
+ * claimed or enqueued. A directive that does not exist (an inline one refused before its
+ * creation) has nothing to record the Event on.
  */
 export async function refuseTooManyRuns(
   deps: AppDeps,
   directive: Directive,
   retryAfterMs: number,
+  exists = true,
 ): Promise<never> {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const { uid } = directive.metadata;
   const key = tooManyRunsEventKey(deps.config.queuePrefix, uid);
-  const first = await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null);
+  const first = exists ? await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null) : null;
   if (first === 'OK') {
     const message = `${deps.config.maxRunsPerHour} runs were started in the past hour (MAX_RUNS_PER_HOUR); the next is allowed in ${seconds} s.`;
     deps.kube
@@ -77,5 +79,5 @@ export async function refuseInlineOverBudget(
     before !== undefined &&
     before.metadata.uid === after.metadata.uid &&
     before.metadata.generation === after.metadata.generation;
-  if (!unchanged) await refuseTooManyRuns(deps, before ?? after, wait);
+  if (!unchanged) await refuseTooManyRuns(deps, before ?? after, wait, before !== undefined);
 }

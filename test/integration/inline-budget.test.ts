@@ -60,5 +60,8 @@ describe('the run budget of an inline directive', () => {
     h.sim.deleteDirective('bookinfo', 'gone');
     expect((await send('gone', 3, at(30))).status).toBe(429);
     expect(h.sim.getDirective('bookinfo', 'gone')).toBeUndefined();
+    // No Event about an object that does not exist.
+    const about = h.sim.events().filter((e: any) => e.involvedObject?.name === 'gone');
+    expect(about.filter((e: any) => e.reason === 'TooManyRuns')).toEqual([]);
   });
 });
