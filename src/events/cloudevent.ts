@@ -77,7 +77,27 @@ function toEvent(
   }
 }
 
-/** Checks what the SDK lets through: a missing id or specversion, an unreadable time. */
+/**
+ * The longest `id` or `source` accepted. CloudEvents sets no limit (ids are UUIDs, counters or
+ * hashes; sources are URI-references), but both are kept in Redis for a day and logged with every
+ * answer: a kilobyte holds any real one, and a sender cannot make each of its events weigh what
+ * the body limit allows.
+ */
+export const CLOUDEVENT_ID_CHARS = 1024;
+
+function checkedLength(mode: CloudEventMode, name: string, value: unknown): void {
+  if (typeof value === 'string' && value.length > CLOUDEVENT_ID_CHARS) {
+    throw new BadEventError(
+      fieldName(mode, name),
+      `must be at most ${CLOUDEVENT_ID_CHARS} characters (it has ${value.length})`,
+    );
+  }
+}
+
+/**
+ * Checks what the SDK lets through: a missing id or specversion, an id or source longer than
+ * CLOUDEVENT_ID_CHARS, an unreadable time.
+ */
 function checkedAttributes(
   mode: CloudEventMode,
   headers: IncomingHttpHeaders,
@@ -91,6 +111,8 @@ function checkedAttributes(
   if (typeof id !== 'string' || id === '') {
     throw new BadEventError(fieldName(mode, 'id'), 'is a required attribute');
   }
+  checkedLength(mode, 'id', id);
+  checkedLength(mode, 'source', attribute('source'));
   return { id, time: parseTime(attribute('time'), fieldName(mode, 'time')) };
 }
 

@@ -63,14 +63,15 @@ async function applyInline(
 
 /**
  * What a dry run of an inline directive must meet, as the run would: the 409 of a directive
- * another field manager owns, and whatever else the API server refuses the apply for.
+ * another field manager owns, and whatever else the API server refuses the apply for. Answers the
+ * directive as the apply would leave it.
  */
 export async function checkInlineApply(
   deps: Pick<AppDeps, 'kube'>,
   manifest: DirectiveManifest,
   sender: string,
-): Promise<void> {
-  await applyInline(deps, manifest, sender, true);
+): Promise<Directive> {
+  return applyInline(deps, manifest, sender, true);
 }
 
 /**

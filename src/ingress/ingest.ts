@@ -4,13 +4,12 @@ import { directiveKey, type Directive } from '../directive/types.js';
 import type { EnqueueResult } from '../queue/enqueue.js';
 import { groupCommit, inRedis } from '../queue/durable.js';
 import { InlineApplies } from '../queue/inline-applies.js';
-import { tooManyRunsEventKey } from '../queue/names.js';
 import { runKeyOf } from '../queue/run-identity.js';
 import { accepted } from '../status/moments.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
-import { HttpProblem } from './http-errors.js';
 import type { AppDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
+import { refuseInlineOverBudget, refuseTooManyRuns } from './inline-budget.js';
 
 export { inRedis } from '../queue/durable.js';
 import { issuanceOf } from '../events/issuance.js';
@@ -42,34 +41,6 @@ function remember(
   const { uid, generation } = directive.metadata;
   const ref = { uid, generation, runKey: runKeyOf(issuedAt) };
   deps.recentRuns.remember(deps.config.queuePrefix, ref, enqueued.run, enqueued.lastsUntil);
-}
-
-/**
- * A directive past MAX_RUNS_PER_HOUR: a Warning Event `TooManyRuns` (at most one a minute per
- * directive, decided in Redis so that api replicas agree), then 429 with Retry-After. Nothing was
- * claimed or enqueued.
- */
-async function refuseTooManyRuns(
-  deps: AppDeps,
-  directive: Directive,
-  retryAfterMs: number,
-): Promise<never> {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const { uid } = directive.metadata;
-  const key = tooManyRunsEventKey(deps.config.queuePrefix, uid);
-  const first = await deps.redis.set(key, '1', 'EX', 60, 'NX').catch(() => null);
-  if (first === 'OK') {
-    const message = `${deps.config.maxRunsPerHour} runs were started in the past hour (MAX_RUNS_PER_HOUR); the next is allowed in ${seconds} s.`;
-    deps.kube
-      .recordEvent(directive, { type: 'Warning', reason: 'TooManyRuns', message })
-      .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record TooManyRuns'));
-  }
-  throw new HttpProblem(
-    429,
-    'too_many_runs',
-    `${directiveKey(directive.metadata)} already started ${deps.config.maxRunsPerHour} runs in the past hour (MAX_RUNS_PER_HOUR); send it again in ${seconds} s.`,
-    { 'retry-after': String(seconds) },
-  );
 }
 
 /**
@@ -156,6 +127,7 @@ export async function ingest(
   const scope = scopeOf(deps.config, sender);
   assertEventAllowed(deps.config, event, scope);
   const { directive, issuedAt, enqueued } = await holdingInline(deps, event, async () => {
+    await refuseInlineOverBudget(deps, event, sender);
     const resolved = await resolveDirective(deps, event, sender);
     assertSpecAllowed(deps.config, resolved.spec, resolved.metadata.namespace, scope);
     const issuance = await issuanceOf(deps, event, resolved);

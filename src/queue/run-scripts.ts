@@ -23,16 +23,26 @@ import { LUA_RUN_ORDER } from './run-identity.js';
  * as sent was ahead of the clock and started a run: that run's marker then answers (its state and
  * runKey are in the reply, for the caller to re-add that run's jobs while it is being claimed).
  */
-export const CLAIM = `${LUA_RUN_ORDER}
+/*
+ * The run budget (MAX_RUNS_PER_HOUR), written once for CLAIM and BUDGET_WAIT: a sorted set of the
+ * runs accepted in the past hour, scored by when; full, it answers the ms until its oldest lapses.
+ */
+const LUA_BUDGET = `
+local HOUR = 3600000
+local function budgetWait(key, now, budget)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - HOUR)
+  if redis.call('ZCARD', key) < budget then return nil end
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return tonumber(oldest[2]) + HOUR - now
+end
+`;
+
+export const CLAIM = `${LUA_RUN_ORDER}${LUA_BUDGET}
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
-local HOUR = 3600000
 local function withinBudget(key, member)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - HOUR)
-  if redis.call('ZCARD', key) >= budget then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return tonumber(oldest[2]) + HOUR - now
-  end
+  local wait = budgetWait(key, now, budget)
+  if wait then return wait end
   redis.call('ZADD', key, now, member)
   redis.call('PEXPIRE', key, HOUR)
   return nil
@@ -122,6 +132,14 @@ return replies
 `;
 
 /*
+ * KEYS: a directive's run budget. ARGV: now (ms), MAX_RUNS_PER_HOUR. Answers the ms until one
+ * more run is allowed, or -1 while one is: what CLAIM would decide for a new run now.
+ */
+export const BUDGET_WAIT = `${LUA_BUDGET}
+return budgetWait(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) or -1
+`;
+
+/*
  * KEYS: record, marker, sent key. ARGV: our record JSON, the previous record JSON or '', our
  * runKey. A run already confirmed keeps its marker and sent key.
  */
@@ -147,6 +165,7 @@ export interface RunCommands {
   podBouncerClaimRuns(...args: string[]): Promise<ClaimReply[]>;
   podBouncerConfirmRuns(...args: string[]): Promise<number[]>;
   podBouncerReleaseRun(...args: string[]): Promise<number>;
+  podBouncerBudgetWait(key: string, now: string, perHour: string): Promise<number>;
 }
 
 /** `redis` with the run scripts defined on it (once per client). */
@@ -156,5 +175,6 @@ export function runCommands(redis: Redis): Redis & RunCommands {
     podBouncerClaimRuns: { lua: CLAIM },
     podBouncerConfirmRuns: { lua: CONFIRM },
     podBouncerReleaseRun: { numberOfKeys: 3, lua: RELEASE },
+    podBouncerBudgetWait: { numberOfKeys: 1, lua: BUDGET_WAIT },
   });
 }

@@ -94,6 +94,22 @@ export interface RunBudget {
   now?: number;
 }
 
+/**
+ * The ms until `directive` may start one more run, or undefined while it may: the claim's own
+ * budget rule (`claimRuns`), read without claiming, for a caller that must know before it writes.
+ */
+export async function runBudgetWait(
+  redis: Redis,
+  prefix: string,
+  directive: DirectiveName,
+  budget: RunBudget,
+): Promise<number | undefined> {
+  const now = String(budget.now ?? Date.now());
+  const key = runBudgetKey(prefix, directive);
+  const wait = await runCommands(redis).podBouncerBudgetWait(key, now, String(budget.perHour));
+  return wait < 0 ? undefined : Math.max(0, wait);
+}
+
 /** The claim script's arguments for a batch: the keys of every run, then its own values. */
 function claimArgs(
   prefix: string,

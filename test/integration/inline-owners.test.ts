@@ -4,7 +4,7 @@
 // its dry run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { postRaw } from '../support/routers.js';
 
 const NS = 'bookinfo';
@@ -95,7 +95,12 @@ describe('inline directives over fields another writer set without apply', () =>
     // Applying the value the edit set shares it again; the credential's change is then its own.
     const agreed = await h.post({ directive: directive(NS, 'edited', selectors('reviews')) });
     expect(agreed.status).toBe(202);
-    const current = h.sim.getDirective(NS, 'edited')!;
+    // The run's PENDING follows the answer; a replace read before it lands would be stale (409).
+    const current = await eventually('the PENDING of the agreed run', () => {
+      const read = h.sim.getDirective(NS, 'edited') as any;
+      const pending = read?.status?.observedGeneration === read?.metadata.generation;
+      return pending && read.status.state === 'PENDING' ? read : undefined;
+    });
     const replaced = { ...current, spec: { podsToBounce: selectors('details') } };
     expect(await write('PUT', 'edited', replaced, '?fieldManager=kubectl-replace')).toBe(200);
     await refused('edited', 'kubectl-replace');

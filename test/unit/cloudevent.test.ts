@@ -92,6 +92,19 @@ describe('normalizeCloudEvent', () => {
     expect(
       fieldOf(() => normalizeCloudEvent('structured', structured, { ...base, time: 'now' })),
     ).toBe('time');
+    const long = 'x'.repeat(1025);
+    expect(
+      fieldOf(() => normalizeCloudEvent('structured', structured, { ...base, id: long })),
+    ).toBe('id');
+    expect(
+      fieldOf(() => normalizeCloudEvent('structured', structured, { ...base, source: long })),
+    ).toBe('source');
+    expect(fieldOf(() => normalizeCloudEvent('binary', { ...binary, 'ce-id': long }, ref))).toBe(
+      'ce-id',
+    );
+    expect(
+      fieldOf(() => normalizeCloudEvent('structured', structured, { ...base, id: long.slice(1) })),
+    ).toBeUndefined();
     expect(
       fieldOf(() => normalizeCloudEvent('structured', structured, { ...base, data: 'text' })),
     ).toBe('data');

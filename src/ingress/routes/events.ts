@@ -79,9 +79,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       if (request.query.dryRun === true) {
         noteEvent(request, { outcome: 'dry_run' });
         const sender = senderOf(request);
-        const bounds = planBounds(deps.config, sender, (manifest) =>
-          checkInlineApply(deps, manifest, sender),
-        );
+        const bounds = planBounds(deps.config, sender, async (manifest) => {
+          await checkInlineApply(deps, manifest, sender);
+        });
         const plan = await planEvent(deps, event, bounds, planLimits(deps, reply));
         return reply.code(200).send(plan);
       }
