@@ -21,7 +21,7 @@ function fieldOf(data: SelectorJobData): string {
 }
 
 /** A controller owner as the run's owners name it: namespace, kind and name. */
-function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
+export function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
   return `${namespace}/${owner.kind}/${owner.name}`;
 }
 

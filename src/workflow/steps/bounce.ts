@@ -6,7 +6,7 @@ import { planSelectorBounce, strategyOf, type BounceStrategy } from '../modes/in
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
-import { replacementsAmong, selectorPods } from './replacements.js';
+import { firstSent, replacementsAmong, selectorPods, takenFrom } from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
 import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
@@ -58,7 +58,8 @@ async function sendBatch(
   let blocked = false;
   for (let start = 0; start < pods.length; start += size) {
     const whole = pods.slice(start, start + size);
-    await context.save({ bounced: [...bounced], inFlight: whole.map((pod) => pod.uid) });
+    const inFlight = whole.map((pod) => pod.uid);
+    await context.save({ bounced: [...bounced], inFlight, ...firstSent(context) });
     // Under the lease, before it is sent: a newer run counts these as down until replaced. A pod
     // another selector of the run recorded first is its to send: gone or going by this run's
     // hand, it counts as bounced here too, and its replacement is waited for as any other's. A pod
@@ -67,6 +68,7 @@ async function sendBatch(
     const answer = await context.deps.sent?.record(context.data, whole, credits);
     const taken = new Set(answer?.taken ?? []);
     const held = new Set(answer?.held ?? []);
+    await takenFrom(context, whole, taken);
     const chunk = whole.filter((pod) => !held.has(pod.uid));
     const outcomes = await Promise.all(
       chunk.map((pod) => (taken.has(pod.uid) ? LANDED : strategy.bouncePod(context, pod))),
@@ -124,6 +126,7 @@ async function batchGate(
       labels,
       wanted,
       exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
+      since: context.progress.firstSentAt,
     },
   };
 }
