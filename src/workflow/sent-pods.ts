@@ -222,6 +222,7 @@ export class SentPods {
       taken: list(parsed.taken),
       owed: Number(parsed.owed ?? 0),
       theirs: list(parsed.theirs),
+      ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { PodInfo } from '../../kube/pods.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { StepContext } from '../context.js';
+import { NOTHING_INHERITED, type Inherited } from '../others-down.js';
 import { ownerKey } from '../sent-pods.js';
 
 /**
@@ -25,17 +26,38 @@ export function readyNotChosen(context: StepContext, pods: readonly PodInfo[]): 
 }
 
 /**
- * Of `pods`, those that may replace a pod this selector bounced: Ready, not terminating, not
- * chosen, and created in or after the second of its first bounce (`firstSentAt`). A pod older
- * than that (left alone as new enough, or another selector's replacement) replaces none of its
- * pods: counting it would let a batch go with the previous one still down. The whole second
- * counts, so that a replacement created in the second of the send is never missed; a StatefulSet
- * replacement (same name, another uid) is new by its creationTimestamp too.
+ * The oldest a replacement of the selector's bounced pods may be: the second of its first bounce
+ * (`firstSentAt`), or of the first bounce by another run it counts as down (`inherited`: that
+ * run's replacements are waited for too), whichever is earlier. None before anything was sent.
  */
-export function replacementsAmong(context: StepContext, pods: readonly PodInfo[]): PodInfo[] {
-  const since = context.progress.firstSentAt;
-  const ready = readyNotChosen(context, pods);
-  return since === undefined ? ready : ready.filter((pod) => pod.createdAt.getTime() >= since);
+export function replacementsSince(
+  context: StepContext,
+  inherited: number | undefined,
+): number | undefined {
+  const own = context.progress.firstSentAt;
+  if (own === undefined || inherited === undefined) return own ?? inherited;
+  return Math.min(own, inherited);
+}
+
+/**
+ * Of `pods`, those that may replace a pod this selector bounced: Ready, not terminating, not
+ * chosen, and created in or after `replacementsSince`. A pod older than that (left alone as new
+ * enough, or another selector's replacement) replaces none of its pods: counting it would let a
+ * batch go with the previous one still down. The whole second counts, so that a replacement
+ * created in the second of the send is never missed; a StatefulSet replacement (same name,
+ * another uid) is new by its creationTimestamp too.
+ */
+export function replacementsAmong(
+  context: StepContext,
+  pods: readonly PodInfo[],
+  inherited: Inherited = NOTHING_INHERITED,
+): PodInfo[] {
+  const since = replacementsSince(context, inherited.since);
+  // Pods another run took down are never replacements, however a lagging watch shows them.
+  const taken = new Set(inherited.taken);
+  return readyNotChosen(context, pods).filter(
+    (pod) => !taken.has(pod.uid) && (since === undefined || pod.createdAt.getTime() >= since),
+  );
 }
 
 /** Pods Ready, not terminating and not chosen now (`readyNotChosen` of `selectorPods`). */
