@@ -47,6 +47,12 @@ export interface SelectorProgress {
   bounced?: string[];
   /** Uids whose deletion request was being sent: after a crash, their answer may have been lost. */
   inFlight?: string[];
+  /**
+   * The second (epoch ms, whole seconds) this selector first sent a bounce in, or a pod it counts
+   * as bounced was sent in by another selector of the run: only pods created in or after it may
+   * be replacements of its pods (DESIGN §4 Guarantees).
+   */
+  firstSentAt?: number;
   /** rollout: each chosen pod's restartable owner ("Deployment/reviews"), null when it has none. */
   podOwners?: Record<string, string | null>;
   /** rollout: owners whose restart was being sent (recorded before the patch). */

@@ -20,6 +20,11 @@ export interface Inherited {
   owed: number;
   /** Chosen pods that may be another run's replacements: down while they are not Ready. */
   theirs: string[];
+  /**
+   * The second the first of `taken` was sent in (epoch ms): their replacements may be that old,
+   * older than this run's first bounce. Absent when nothing was taken.
+   */
+  since?: number;
 }
 
 export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
@@ -43,7 +48,7 @@ export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly Pod
   const theirs = chosen.filter((pod) => pod.createdAt.getTime() >= since).map((pod) => pod.uid);
   const taken = others.map((pod) => pod.uid);
   const slots = others.filter((pod) => pod.replacement !== true).length;
-  return { taken, owed: Math.max(0, slots - theirs.length), theirs };
+  return { taken, owed: Math.max(0, slots - theirs.length), theirs, since };
 }
 
 /** Pods another run took down, as counted against this run's maxUnavailable now. */

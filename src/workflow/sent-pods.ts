@@ -21,7 +21,7 @@ function fieldOf(data: SelectorJobData): string {
 }
 
 /** A controller owner as the run's owners name it: namespace, kind and name. */
-function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
+export function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
   return `${namespace}/${owner.kind}/${owner.name}`;
 }
 
@@ -222,6 +222,7 @@ export class SentPods {
       taken: list(parsed.taken),
       owed: Number(parsed.owed ?? 0),
       theirs: list(parsed.theirs),
+      ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { PodSelector } from '../directive/types.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
+import { isOwnReplacement, type FirstBounces } from './sent-pods.js';
 
 /**
  * DESIGN §4 Guarantees with maxConcurrentSelectors > 1: never more than maxUnavailable of a
@@ -53,10 +54,24 @@ export function choiceOf(
   };
 }
 
-/** What a selector's sent pods are offset by: its pods Ready, not terminating and not chosen. */
-export function creditOf(choice: SiblingChoice, pods: readonly PodInfo[]): number {
+/**
+ * What a selector's sent pods are offset by: its pods Ready, not terminating and not chosen that
+ * may replace a pod the run bounced (`isOwnReplacement`: created in or after the second of the
+ * run's first bounce to a pod of their owner). Pods left alone as new enough replace none.
+ */
+export function creditOf(
+  choice: SiblingChoice,
+  pods: readonly PodInfo[],
+  first: FirstBounces,
+): number {
   const chosen = new Set([...choice.o, ...choice.b]);
-  return pods.filter((pod) => pod.ready && !pod.terminating && !chosen.has(pod.uid)).length;
+  return pods.filter(
+    (pod) =>
+      pod.ready &&
+      !pod.terminating &&
+      !chosen.has(pod.uid) &&
+      isOwnReplacement(pod, choice.n, first),
+  ).length;
 }
 
 /** The record script's answer: pods another selector sends, and pods held back by a budget. */

@@ -18,6 +18,8 @@ export type WakeCondition =
       wanted: number;
       /** Uids that do not count (the pods this selector bounced). */
       exclude: string[];
+      /** When set, pods created before it (epoch ms) do not count: older than the first bounce. */
+      since?: number;
     }
   /** A ConfigMap key whose sha256 must become `digest` (the Secret's value, never kept itself). */
   | { kind: 'configMapKey'; ref: ObjectRef; key: string; digest: string }
@@ -67,6 +69,8 @@ export interface SeenPod {
   labels: Record<string, string>;
   /** Ready and not terminating (and not deleted). */
   qualifies: boolean;
+  /** creationTimestamp, epoch ms. */
+  createdAt: number;
 }
 
 export function seenPod(change: string, pod: PodJson, labels: Record<string, string>): SeenPod {
@@ -80,7 +84,19 @@ export function seenPod(change: string, pod: PodJson, labels: Record<string, str
     uid: metadata.uid ?? '',
     labels,
     qualifies: change !== 'delete' && ready === true && !terminating,
+    createdAt: new Date(metadata.creationTimestamp ?? 0).getTime(),
   };
+}
+
+/**
+ * Whether a pod counts for a replicas waiter: it qualifies, is not excluded, and was created in
+ * or after `since` when the waiter has one.
+ */
+export function counts(waiter: Waiter, pod: SeenPod): boolean {
+  const { condition } = waiter;
+  const since = condition.kind === 'replicas' ? condition.since : undefined;
+  const young = since === undefined || pod.createdAt >= since;
+  return pod.qualifies && young && !waiter.excluded.has(pod.uid);
 }
 
 /** Whether a waiter's condition holds after this pod change (a replicas waiter counts it). */
@@ -88,7 +104,7 @@ export function podChanged(waiter: Waiter, pod: SeenPod): boolean {
   const { condition } = waiter;
   if (condition.kind === 'podReady') return pod.qualifies;
   if (condition.kind !== 'replicas' || !matchesLabels(pod.labels, condition.labels)) return false;
-  if (pod.qualifies && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
+  if (counts(waiter, pod)) waiter.ready.add(pod.uid);
   else waiter.ready.delete(pod.uid);
   return waiter.ready.size >= condition.wanted;
 }

@@ -9,6 +9,7 @@ import {
   digestOf,
   podChanged,
   seenPod,
+  counts,
   type SeenPod,
   type WakeCondition,
   type Waiter,
@@ -138,7 +139,13 @@ export class Wakeups {
       return directive !== undefined && !isPaused(directive);
     }
     for (const pod of this.view.pods(condition.namespace, condition.labels) ?? []) {
-      if (pod.ready && !pod.terminating && !waiter.excluded.has(pod.uid)) waiter.ready.add(pod.uid);
+      const seen = {
+        uid: pod.uid,
+        labels: condition.labels,
+        qualifies: pod.ready && !pod.terminating,
+        createdAt: pod.createdAt.getTime(),
+      };
+      if (counts(waiter, seen)) waiter.ready.add(pod.uid);
     }
     return waiter.ready.size >= condition.wanted;
   }

@@ -19,7 +19,12 @@ describe('what an older run took down, as a newer run counts it', () => {
       { uid: 'b', since: SECOND },
     ];
     const chosen = [pod('c', SECOND - 60_000), pod('d', SECOND - 60_000)];
-    expect(inheritedAtChoice(sent, chosen)).toEqual({ taken: ['a', 'b'], owed: 2, theirs: [] });
+    expect(inheritedAtChoice(sent, chosen)).toEqual({
+      taken: ['a', 'b'],
+      owed: 2,
+      theirs: [],
+      since: SECOND,
+    });
   });
 
   it('owes nothing for its own pods, nor for pods another run recorded but never sent', () => {
@@ -35,7 +40,7 @@ describe('what an older run took down, as a newer run counts it', () => {
     const sent = [{ uid: 'a', since: SECOND }];
     const replacement = pod('r', SECOND + 200, false);
     const inherited = inheritedAtChoice(sent, [replacement, pod('c', SECOND - 60_000)]);
-    expect(inherited).toEqual({ taken: ['a'], owed: 0, theirs: ['r'] });
+    expect(inherited).toEqual({ taken: ['a'], owed: 0, theirs: ['r'], since: SECOND });
     expect(inheritedDown(inherited, new Set(), [replacement])).toEqual({ owed: 0, unready: 1 });
     expect(inheritedDown(inherited, new Set(), [{ ...replacement, ready: true }]).unready).toBe(0);
     // Once this run bounced it, its own count has it.
@@ -60,6 +65,7 @@ describe('what an older run took down, as a newer run counts it', () => {
       taken: ['a', 'a2'],
       owed: 0,
       theirs: ['a3'],
+      since: SECOND,
     });
     // a3 not created yet: the one slot is owed once.
     expect(inheritedAtChoice(sent, [pod('c', SECOND - 60_000)]).owed).toBe(1);

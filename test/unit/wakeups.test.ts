@@ -91,6 +91,22 @@ describe('Wakeups', () => {
     await promoted(job);
   });
 
+  it('does not count for a replicas wait a pod created before its since', async () => {
+    readyPod('before-1', { app: 'since' });
+    await eventually('the watch saw before-1', () =>
+      watches.synced('pods', NS)?.get(NS, 'before-1') ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const since = Math.floor(Date.now() / 1000) * 1000;
+    const before = wakeups.woken;
+    const job = await parked('since');
+    const condition = { namespace: NS, labels: { app: 'since' }, wanted: 1, exclude: [], since };
+    wakeups.park(job, { kind: 'replicas', ...condition });
+    expect(wakeups.woken).toBe(before);
+    readyPod('after-1', { app: 'since' });
+    await promoted(job);
+  });
+
   it('wakes a ConfigMap wait only for the expected digest', async () => {
     const job = await parked('configmap');
     const ref = { namespace: NS, name: 'root' };

@@ -6,7 +6,7 @@ import { planSelectorBounce, strategyOf, type BounceStrategy } from '../modes/in
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
-import { replacementsAmong, selectorPods } from './replacements.js';
+import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
 import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
@@ -58,7 +58,8 @@ async function sendBatch(
   let blocked = false;
   for (let start = 0; start < pods.length; start += size) {
     const whole = pods.slice(start, start + size);
-    await context.save({ bounced: [...bounced], inFlight: whole.map((pod) => pod.uid) });
+    const inFlight = whole.map((pod) => pod.uid);
+    await context.save({ bounced: [...bounced], inFlight, ...replacements.firstSent(context) });
     // Under the lease, before it is sent: a newer run counts these as down until replaced. A pod
     // another selector of the run recorded first is its to send: gone or going by this run's
     // hand, it counts as bounced here too, and its replacement is waited for as any other's. A pod
@@ -67,6 +68,7 @@ async function sendBatch(
     const answer = await context.deps.sent?.record(context.data, whole, credits);
     const taken = new Set(answer?.taken ?? []);
     const held = new Set(answer?.held ?? []);
+    await replacements.takenFrom(context, whole, taken);
     const chunk = whole.filter((pod) => !held.has(pod.uid));
     const outcomes = await Promise.all(
       chunk.map((pod) => (taken.has(pod.uid) ? LANDED : strategy.bouncePod(context, pod))),
@@ -106,12 +108,11 @@ async function batchGate(
   const siblings = bounced.size === chosen.length ? 0 : await siblingsSent(context, unreached);
   const own = replacementsWanted(chosen, bounced, limit - siblings, nextBatch);
   if (own === 0 && inherited.taken.length === 0) return 0;
-  const pods = await selectorPods(context);
+  const pods = await replacements.selectorPods(context);
   const others = inheritedDown(inherited, bounced, pods);
   const slack = limit - others.unready - siblings;
   const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
-  const taken = new Set(inherited.taken);
-  const ready = replacementsAmong(context, pods).filter((pod) => !taken.has(pod.uid)).length;
+  const ready = replacements.replacementsAmong(context, pods, inherited).length;
   if (wanted === 0 || ready >= wanted) return ready - others.unready - others.owed;
   const { namespace, labels } = context.data.selector;
   return {
@@ -124,6 +125,7 @@ async function batchGate(
       labels,
       wanted,
       exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
+      since: replacements.replacementsSince(context, inherited.since),
     },
   };
 }

@@ -45,10 +45,12 @@ export async function chunkCredits(
   const controlled = chunk.filter((pod) => pod.owner !== undefined).map((pod) => pod.uid);
   const choices =
     (await deps.sent?.siblingChoices(data, controlled)) ?? new Map<string, SiblingChoice>();
+  if (choices.size === 0) return credits;
+  const first = (await deps.sent?.firstBounces(data)) ?? new Map<string, number>();
   for (const [index, choice] of choices) {
     const pods =
       deps.view?.pods(choice.n, choice.l) ?? (await deps.kube.listPods(choice.n, choice.l));
-    credits[index] = creditOf(choice, pods);
+    credits[index] = creditOf(choice, pods, first);
   }
   return credits;
 }
