@@ -116,3 +116,29 @@ describe('a directive whose spec is edited mid-run', () => {
     for (const count of h.sim.deleteRequestsByUid().values()) expect(count).toBe(1);
   });
 });
+
+describe('a directive whose spec is edited mid-run, in controller mode', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('edited-controller', { env: { WATCH_DIRECTIVES: 'true' } });
+  });
+  afterAll(async () => h.close());
+
+  it('the edit starts the newer run, which finishes; the old run ends quietly', async () => {
+    addWeb(h, 'watched');
+    h.sim.applyDirective(directive('watched', 'certs', [selector('watched', 1)]));
+    const deleted = () => h.sim.deletedPods().filter((pod) => pod.namespace === 'watched');
+    await eventually('the first batch', () => (deleted().length > 0 ? true : undefined));
+
+    h.sim.applyDirective(directive('watched', 'certs', [selector('watched', 2)]));
+    await eventually('generation 2 to finish', () => {
+      const status = h.sim.getDirective('watched', 'certs')?.status as any;
+      return status?.state === 'FINISHED' && status.observedGeneration === 2 ? true : undefined;
+    });
+    const failures = h.sim
+      .events()
+      .filter((e: any) => e.reason === 'Failed' && e.involvedObject?.namespace === 'watched');
+    expect(failures).toEqual([]);
+    for (const count of h.sim.deleteRequestsByUid().values()) expect(count).toBe(1);
+  });
+});
