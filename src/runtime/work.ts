@@ -108,6 +108,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
         installationGates: config.gates.installation,
         gateIntervalSeconds: config.gates.intervalSeconds,
         gateTimeoutSeconds: config.gates.timeoutSeconds,
+        watchDirectives: config.watchDirectives,
       },
       gates: judgeOf(config.gates),
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),

@@ -104,6 +104,8 @@ export interface Said {
  */
 export interface Transition extends Omit<Said, 'desired'> {
   describe: string;
+  /** The run's last word: FINISHED or FAILED. */
+  ends: boolean;
   patch(current: DirectiveStatus): DirectiveStatus | undefined;
 }
 
@@ -121,7 +123,13 @@ export function transition(
   { desired, ...told }: Said,
   now: Date = new Date(),
 ): Transition {
-  return { describe, patch: (current) => diff(current, project(current, desired, now)), ...told };
+  const ends = desired.state === 'FINISHED' || desired.state === 'FAILED';
+  return {
+    describe,
+    ends,
+    patch: (current) => diff(current, project(current, desired, now)),
+    ...told,
+  };
 }
 
 /**

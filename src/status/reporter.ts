@@ -25,8 +25,9 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-const runOf = (target: WriteTarget): string =>
-  `${target.uid} ${target.generation} ${target.runKey ?? ''}`;
+/** Reports written together: of one run, and a run's end apart (it may outlive its spec). */
+const runOf = ({ target, transition }: Queued): string =>
+  `${target.uid} ${target.generation} ${target.runKey ?? ''} ${transition.ends ? 'end' : ''}`;
 
 /**
  * The one door from the workflow to the status: a step reports a moment, this turns it into a
@@ -100,9 +101,9 @@ export class StatusReporter {
     // The directive this lane last wrote: fresher than any copy read before that write answered.
     let written: Directive | undefined;
     while (lane.length > 0) {
-      const run = runOf(lane[0]!.target);
-      const batch = lane.filter((queued) => runOf(queued.target) === run);
-      lane.splice(0, lane.length, ...lane.filter((queued) => runOf(queued.target) !== run));
+      const run = runOf(lane[0]!);
+      const batch = lane.filter((queued) => runOf(queued) === run);
+      lane.splice(0, lane.length, ...lane.filter((queued) => runOf(queued) !== run));
       try {
         const answer = await this.writer.applyTogether(
           batch.map(({ target, transition }) => ({ target, transition })),

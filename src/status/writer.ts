@@ -79,6 +79,36 @@ function tellsLaterRun(status: DirectiveStatus | undefined, target: WriteTarget)
   return isLaterRun(told, { generation: target.generation, runKey: target.runKey });
 }
 
+/**
+ * A run's last word (FINISHED, FAILED) for a generation the spec has since left behind, while the
+ * status tells no newer generation: no newer run has said anything (event mode: an edit starts no
+ * run by itself). Written, so that the run does not stay BOUNCING_PODS for ever; observedGeneration
+ * stays the run's and tells kubectl users the status is of an older spec. A newer run's status is
+ * never overwritten: once it is written, its observedGeneration is the newer one.
+ */
+function endsOlderGeneration(
+  directive: Directive,
+  target: WriteTarget,
+  entries: Written[],
+): boolean {
+  if (directive.metadata.generation <= target.generation) return false;
+  if ((directive.status?.observedGeneration ?? 0) > target.generation) return false;
+  return entries.every((entry) => entry.transition.ends);
+}
+
+/**
+ * Whether the directive is still the one the run writes for: the same uid, the run's generation
+ * (or a newer one the run's end may outlive), and a status that tells no later run.
+ */
+function isTheRuns(directive: Directive, target: WriteTarget, entries: Written[]): boolean {
+  const { uid, generation } = directive.metadata;
+  if (uid !== target.uid) return false;
+  if (generation !== target.generation && !endsOlderGeneration(directive, target, entries)) {
+    return false;
+  }
+  return !tellsLaterRun(directive.status, target);
+}
+
 /** The gateway calls a status write makes. */
 export type StatusCalls = Pick<
   KubeGateway,
@@ -89,8 +119,9 @@ export type StatusCalls = Pick<
  * Writes status like a controller: read, check the directive still is the generation (and uid)
  * the caller works for, merge-patch `/status` with the resourceVersion just read, and on 409 read
  * again (after a short jittered pause) and re-apply the transition; past MAX_CONFLICTS it throws
- * the retryable StatusConflictError. A newer generation, a status that tells a later run of the
- * same generation, or a deleted directive is never written.
+ * the retryable StatusConflictError. A newer generation (but a run's end while the status tells
+ * no newer one), a status that tells a later run of the same generation, or a deleted directive is
+ * never written.
  */
 export class StatusWriter {
   constructor(
@@ -149,9 +180,7 @@ export class StatusWriter {
       const directive = cached ?? (await this.read(target));
       cached = undefined;
       if (directive === undefined) return { outcome: 'gone' };
-      const { uid, generation } = directive.metadata;
-      if (uid !== target.uid || generation !== target.generation) return { outcome: 'stale' };
-      if (tellsLaterRun(directive.status, target)) return { outcome: 'stale' };
+      if (!isTheRuns(directive, target, entries)) return { outcome: 'stale' };
       const change = composed(entries, directive.status ?? {});
       if (change === undefined) return { outcome: 'unchanged', directive };
       try {

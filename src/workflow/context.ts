@@ -34,6 +34,8 @@ export interface WorkflowSettings {
   gateIntervalSeconds?: number;
   /** GATE_TIMEOUT_SECONDS: how long an alerts or query gate may stay closed. */
   gateTimeoutSeconds?: number;
+  /** WATCH_DIRECTIVES: an edit of a directive starts its run, which supersedes the one going. */
+  watchDirectives?: boolean;
 }
 
 export interface WorkflowDeps {

@@ -6,16 +6,17 @@ import { isLatest } from '../queue/runs.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { SelectorResult, WorkflowDeps } from './context.js';
 
-/** The directive this job works for, or why it no longer exists for this job. */
+/**
+ * The job's directive, of whatever generation it is now, or why it no longer exists for this job
+ * (deleted, or re-created under its name: another uid).
+ */
 async function readDirective(
   source: Pick<WorkflowDeps['kube'], 'getDirective'>,
   data: SelectorJobData,
 ): Promise<Directive | 'superseded' | 'directive-deleted'> {
   try {
     const directive = await source.getDirective(data.directive);
-    const { uid, generation } = directive.metadata;
-    if (uid !== data.directive.uid || generation !== data.generation) return 'superseded';
-    return directive;
+    return directive.metadata.uid === data.directive.uid ? directive : 'superseded';
   } catch (error) {
     if (error instanceof NotFoundError) return 'directive-deleted';
     throw error;
@@ -29,7 +30,7 @@ async function isLatestRun(deps: WorkflowDeps, data: SelectorJobData): Promise<b
   return isLatest(run, data);
 }
 
-/** The directive as the API server has it now, never from a cache. */
+/** The directive as the API server has it now (of whatever generation), never from a cache. */
 export function freshDirective(
   deps: Pick<WorkflowDeps, 'kube'>,
   data: SelectorJobData,
@@ -38,43 +39,61 @@ export function freshDirective(
 }
 
 /**
+ * Whether a spec changed since the run began is a newer run's business: in controller mode the
+ * edit itself starts a run (DESIGN §4), and a run accepted meanwhile supersedes this one. Else
+ * (event mode, no event sent for the new spec) nobody will run it, and this run must say so.
+ */
+async function changeIsRun(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
+  return deps.settings.watchDirectives === true || !(await isLatestRun(deps, data));
+}
+
+/**
  * The directive this job works for, or why it no longer exists for this job. A job whose
  * (generation, runKey) is not the latest run's is superseded. The watch cache answers the common
- * case; a cache that says "superseded" or "deleted" may just be behind (a generation accepted a
- * moment ago), so that answer is confirmed with the API server before the job gives up.
+ * case; a cache that says "deleted" or shows another generation may just be behind (a generation
+ * accepted a moment ago), so that answer is confirmed with the API server before the job gives
+ * up. A directive whose spec changed with no newer run to take it over is answered as it is now:
+ * of a newer generation than the job's, which then fails the run (`SpecChangedError`).
  */
 export async function currentDirective(
   deps: WorkflowDeps,
   data: SelectorJobData,
 ): Promise<Directive | 'superseded' | 'directive-deleted'> {
   if (!(await isLatestRun(deps, data))) return 'superseded';
-  if (deps.directives === undefined) return freshDirective(deps, data);
-  const cached = await readDirective(deps.directives, data);
-  return typeof cached === 'string' ? freshDirective(deps, data) : cached;
+  const cached = deps.directives && (await readDirective(deps.directives, data));
+  if (typeof cached === 'object' && cached.metadata.generation === data.generation) return cached;
+  const fresh = await freshDirective(deps, data);
+  if (typeof fresh === 'string' || fresh.metadata.generation === data.generation) return fresh;
+  return (await changeIsRun(deps, data)) ? 'superseded' : fresh;
 }
 
-/** Whether the API server itself no longer has the job's directive (deleted, or another uid). */
-async function goneFromApi(
+/** The directive as the API server has it, when it is still the job's (same uid). */
+async function apiCopy(
   deps: Pick<WorkflowDeps, 'kube'>,
   data: SelectorJobData,
-): Promise<boolean> {
-  try {
-    return (await deps.kube.getDirective(data.directive)).metadata.uid !== data.directive.uid;
-  } catch (error) {
-    if (error instanceof NotFoundError) return true;
-    throw error;
-  }
+): Promise<Directive | undefined> {
+  const found = await freshDirective(deps, data);
+  return typeof found === 'string' ? undefined : found;
 }
 
 /**
- * Whether the job's directive was deleted (or re-created under its name: another uid), asked
- * before every batch (DESIGN §4: a directive deleted mid-run ends its chain quietly). The watch
- * cache answers while it holds the uid, at no cost; a cache that does not may just be behind, so
- * the API server confirms before the job gives up (as `currentDirective` does).
+ * How the job's directive moved since the run began, asked before every batch (DESIGN §4: a
+ * directive deleted mid-run ends its chain quietly; a newer run supersedes the older one): deleted
+ * (or re-created under its name), superseded, the newer generation of a spec changed with no run
+ * to take it over, or undefined when it is still the run's. The watch cache answers while it holds
+ * the uid, at no cost (a cache behind shows the run's generation: one batch more at most, as for a
+ * deletion); a cache that does not may just be behind, so the API server confirms.
  */
-export async function directiveGone(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
-  if (deps.directives?.peek(data.directive)?.metadata.uid === data.directive.uid) return false;
-  return goneFromApi(deps, data);
+export async function directiveMoved(
+  deps: WorkflowDeps,
+  data: SelectorJobData,
+): Promise<'directive-deleted' | 'superseded' | number | undefined> {
+  const cached = deps.directives?.peek(data.directive);
+  const seen = cached?.metadata.uid === data.directive.uid ? cached : await apiCopy(deps, data);
+  if (seen === undefined) return 'directive-deleted';
+  const { generation } = seen.metadata;
+  if (generation === data.generation) return undefined;
+  return (await changeIsRun(deps, data)) ? 'superseded' : generation;
 }
 
 /**
@@ -89,11 +108,26 @@ export async function endedMidRun(
   log: WorkflowDeps['log'],
 ): Promise<SelectorResult | undefined> {
   if (!(error instanceof NotFoundError)) return undefined;
-  const result = await freshDirective(deps, job.data).catch(() => undefined);
-  if (typeof result !== 'string') return undefined;
+  const found = await freshDirective(deps, job.data).catch(() => undefined);
+  // A newer generation of the same directive is no NotFound's cause: the job goes on to fail.
+  const result = typeof found === 'object' ? undefined : found;
+  if (result === undefined) return undefined;
   log.info({ reason: result }, 'selector job ends: the directive changed mid-run');
   await job.log(`ended mid-run: ${result}`);
   return { outcome: result };
+}
+
+/**
+ * The directive's spec changed during the run and no newer run takes it over (event mode, no
+ * event sent for it): this run's spec is no longer what the directive says, so it bounces nothing
+ * more and ends FAILED, telling how to run the new spec. Terminal: a retry meets the same spec.
+ */
+export class SpecChangedError extends PermanentError {
+  constructor(generation: number) {
+    super(
+      `the directive's spec changed (generation ${generation}) during the run; send an event to start a run of it`,
+    );
+  }
 }
 
 /** A selector outside ALLOWED_NAMESPACES: terminal, the job fails with this cause. */

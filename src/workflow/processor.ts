@@ -8,7 +8,11 @@ import type { RunRef } from '../status/moments.js';
 import type { Target } from '../status/reporter.js';
 import { jobLease } from './bounce-lease.js';
 import type { SelectorResult, StepContext, WorkflowDeps } from './context.js';
-import { assertJobNamespacesAllowed, currentDirective } from './directive-check.js';
+import {
+  SpecChangedError,
+  assertJobNamespacesAllowed,
+  currentDirective,
+} from './directive-check.js';
 import { onFailure } from './failure.js';
 import { stoppedAtStart } from './halt.js';
 import { runSteps } from './runner.js';
@@ -68,6 +72,9 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     }
     const context = makeContext(job, deps, log, { directive, aborted, token });
     try {
+      // Its spec changed and no newer run takes it over: this run bounces nothing more.
+      const { generation } = directive.metadata;
+      if (generation !== data.generation) throw new SpecChangedError(generation);
       assertJobNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
       if (isPastSelect(context.progress.step)) await context.report({ kind: 'started' });

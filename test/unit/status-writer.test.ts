@@ -73,6 +73,36 @@ describe('StatusWriter', () => {
     expect(statusPatches()).toHaveLength(0);
   });
 
+  it("writes a run's end for its generation after the spec changed, never over a newer run's status", async () => {
+    const first = sim.applyDirective(directiveManifest(NS, 'edited', selectors));
+    expect(await writer.apply(target(first), accepted(1, 1))).toBe('written');
+    sim.applyDirective(
+      directiveManifest(NS, 'edited', [{ ...selectors[0]!, labels: { app: 'changed' } }]),
+    );
+    const run = { generation: 1, selectorIndex: 0, selectorCount: 1, selector: selectors[0]! };
+    const failed = transitionFor(run, { kind: 'failed', cause: 'the spec changed' });
+    // Progress of the old run is not written; its end is, for generation 1.
+    expect(await writer.apply(target(first), transitionFor(run, { kind: 'started' }))).toBe(
+      'stale',
+    );
+    expect(await writer.apply(target(first), failed)).toBe('written');
+    expect(sim.getDirective(NS, 'edited')?.status).toMatchObject({
+      state: 'FAILED',
+      observedGeneration: 1,
+      error: 'selector 0: the spec changed',
+    });
+    // Once the newer run has written, the old run's end is stale.
+    const second = sim.getDirective(NS, 'edited')!;
+    expect(await writer.apply(target(second), accepted(2, 1))).toBe('written');
+    sim.resetRequests();
+    expect(await writer.apply(target(first), failed)).toBe('stale');
+    expect(statusPatches()).toHaveLength(0);
+    expect(sim.getDirective(NS, 'edited')?.status).toMatchObject({
+      state: 'PENDING',
+      observedGeneration: 2,
+    });
+  });
+
   it('answers stale for an older issuance than the one the status tells, and writes nothing', async () => {
     const created = sim.applyDirective(directiveManifest(NS, 'later', selectors));
     const newer = '2026-11-29T12:00:00.003Z';

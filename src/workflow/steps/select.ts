@@ -2,6 +2,7 @@ import type { PodInfo } from '../../kube/pods.js';
 import { runMoment } from '../../queue/run-identity.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
+import { SpecChangedError, directiveMoved } from '../directive-check.js';
 import { inheritedAtChoice } from '../others-down.js';
 import { chosenPod } from '../plan.js';
 import { isOwnReplacement } from '../sent-pods.js';
@@ -84,8 +85,11 @@ export async function select(context: StepContext): Promise<StepOutcome> {
   // The write carries the cached resourceVersion: a stale cache costs a 409 and a re-read.
   const written = await context.report({ kind: 'chosen', names });
   if (written === 'stale' || written === 'gone') {
-    // Superseded or deleted since this run began: the old chain bounces nothing more.
+    // Superseded, edited or deleted since this run began: the old chain bounces nothing more.
     await context.save({ chosen: [] });
+    const moved =
+      written === 'stale' ? await directiveMoved(context.deps, context.data) : undefined;
+    if (typeof moved === 'number') throw new SpecChangedError(moved);
     context.note(`directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`);
     return { end: written === 'gone' ? 'directive-deleted' : 'superseded' };
   }

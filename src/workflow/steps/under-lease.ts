@@ -1,5 +1,5 @@
 import { AbortedError } from '../../errors.js';
-import { directiveGone } from '../directive-check.js';
+import { SpecChangedError, directiveMoved } from '../directive-check.js';
 import type { PendingWait, StepContext } from '../context.js';
 import { countsOf } from './waits.js';
 
@@ -33,7 +33,8 @@ function leaseWait(context: StepContext): PendingWait {
  * Runs `effect` (choosing pods, sending a batch) under the directive's bounce lease
  * (`bounce-lease.ts`), given back once it is done, whatever its outcome. Refused when a newer run
  * was accepted or the directive deleted (this run sends nothing more) or while another job holds
- * the lease; throws AbortedError when the run was stopped.
+ * the lease; throws AbortedError when the run was stopped, SpecChangedError when the directive's
+ * spec changed with no newer run to take it over.
  */
 export async function underLease<T>(
   context: StepContext,
@@ -51,12 +52,16 @@ export async function underLease<T>(
     // Read again under the lease: a run stopped meanwhile (aborted, or halted by a failed
     // selector, which takes the lease before it says FAILED) sends nothing more.
     if ((await context.deps.aborts?.isAborted(context.data)) === true) throw new AbortedError();
-    // A directive deleted mid-run stops between batches too, not only when a job starts; under
-    // the lease, so a directive re-created under the name takes it only after this check.
-    if (await directiveGone(context.deps, context.data)) {
-      context.note('directive deleted; nothing more bounced');
-      return { end: 'directive-deleted' };
+    // A directive deleted or edited mid-run stops between batches too, not only when a job
+    // starts; under the lease, so a directive re-created under the name takes it only after this.
+    const moved = await directiveMoved(context.deps, context.data);
+    if (moved === 'directive-deleted' || moved === 'superseded') {
+      context.note(
+        `directive ${moved === 'superseded' ? 'superseded' : 'deleted'}; nothing more bounced`,
+      );
+      return { end: moved };
     }
+    if (moved !== undefined) throw new SpecChangedError(moved);
     return { value: await effect() };
   } finally {
     // Not given back (Redis gone): it lapses with this job's BullMQ lock when the job parks or ends.
