@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { createProducerConnection, createWorkerConnection } from '../queue/connection.js';
 import { DeletedDirectives } from '../queue/deleted-directives.js';
 import { FailedRunSweeper } from '../queue/failed-runs.js';
+import { InlineApplies } from '../queue/inline-applies.js';
 import { reclaimDirective } from '../queue/reclaim.js';
 import { unlessNotFound } from '../kube/not-found.js';
 import type { Redis } from 'ioredis';
@@ -112,6 +113,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       },
       gates: judgeOf(config.gates),
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
+      inlineApplyHeldFor: (ref) => new InlineApplies(redis, config.queuePrefix).heldFor(ref),
     },
     {
       connection: redis,

@@ -1,4 +1,4 @@
-import type { BounceMode, Directive } from '../directive/types.js';
+import type { BounceMode, Directive, ObjectRef } from '../directive/types.js';
 import type { MaxUnavailable } from '../directive/max-unavailable.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
@@ -51,6 +51,8 @@ export interface WorkflowDeps {
   wakeups?: Wakeups;
   /** The directive's latest run (queue/runs.ts): a job of another run is superseded. */
   latestRun?: (uid: string) => Promise<Run | undefined>;
+  /** How long (ms) an inline apply in progress may still hold the directive; 0 when none is. */
+  inlineApplyHeldFor?: (ref: ObjectRef) => Promise<number>;
   /** Runs aborted by an operator (a Redis key per run). */
   aborts?: AbortFlags;
   /** Verdicts on gates, shared by the process's jobs; absent: gates are judged without Prometheus. */

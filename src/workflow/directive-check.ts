@@ -44,7 +44,26 @@ export function freshDirective(
  * (event mode, no event sent for the new spec) nobody will run it, and this run must say so.
  */
 async function changeIsRun(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
-  return deps.settings.watchDirectives === true || !(await isLatestRun(deps, data));
+  if (deps.settings.watchDirectives === true) return true;
+  await inlineApplySettled(deps, data);
+  return !(await isLatestRun(deps, data));
+}
+
+/** How long an edit's verdict waits at most for an inline apply in progress to claim its run. */
+const INLINE_APPLY_WAIT_MS = 2000;
+const INLINE_APPLY_POLL_MS = 25;
+
+/**
+ * An inline event applies its spec before it claims its run (DESIGN §2): a job that sees the new
+ * generation in that moment would fail its run for an edit that a newer run is about to take
+ * over, and tell a failure that never was. So it waits, briefly, for such an apply to settle.
+ */
+async function inlineApplySettled(deps: WorkflowDeps, data: SelectorJobData): Promise<void> {
+  if (deps.inlineApplyHeldFor === undefined) return;
+  const deadline = Date.now() + INLINE_APPLY_WAIT_MS;
+  while (Date.now() < deadline && (await deps.inlineApplyHeldFor(data.directive)) > 0) {
+    await new Promise((resolve) => setTimeout(resolve, INLINE_APPLY_POLL_MS));
+  }
 }
 
 /**

@@ -1,5 +1,8 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InlineApplies } from '../../src/queue/inline-applies.js';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
+import { REDIS_URL } from '../support/redis.js';
 
 // A directive's spec edited mid-run (kubectl patch, GitOps) in event mode: no run starts by itself
 // (DESIGN §4), so the old run must not wait for a newer one that never comes.
@@ -113,6 +116,41 @@ describe('a directive whose spec is edited mid-run', () => {
         .filter((e: any) => e.reason === 'Failed' && e.involvedObject?.namespace === 'race'),
     ).toEqual([]);
     expect(statusOf('race').error ?? '').toBe('');
+    for (const count of h.sim.deleteRequestsByUid().values()) expect(count).toBe(1);
+  });
+
+  it('an inline apply in progress: the old run waits for its run, and tells no failure', async () => {
+    addWeb(h, 'inline');
+    h.sim.applyDirective(directive('inline', 'certs', [selector('inline', 1)]));
+    const first = await h.post({ directive: { namespace: 'inline', name: 'certs' } });
+    expect(first.status).toBe(202);
+    await eventually('the first batch', () => (deletedIn('inline').length > 0 ? true : undefined));
+
+    // What an inline event does: mark the apply, apply, then claim its run. The mark is held
+    // longer than a batch takes here, so the old run looks at the edit while it is marked.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const applies = new InlineApplies(redis, h.prefix);
+      const ref = { namespace: 'inline', name: 'certs' };
+      const token = await applies.begin(ref);
+      h.sim.applyDirective(directive('inline', 'certs', [selector('inline', 2)]));
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const second = await h.post({ directive: ref });
+      expect(second.body).toMatchObject({ generation: 2, duplicate: false });
+      await applies.end(ref, token);
+    } finally {
+      redis.disconnect();
+    }
+
+    await eventually('generation 2 to finish', () => {
+      const status = statusOf('inline');
+      return status?.state === 'FINISHED' && status.observedGeneration === 2 ? true : undefined;
+    });
+    expect(
+      h.sim
+        .events()
+        .filter((e: any) => e.reason === 'Failed' && e.involvedObject?.namespace === 'inline'),
+    ).toEqual([]);
     for (const count of h.sim.deleteRequestsByUid().values()) expect(count).toBe(1);
   });
 });
