@@ -1,4 +1,14 @@
-import type { SelectorLine } from './status-view.js';
+/** One selector's line of `pod-bouncer status`: its counts, gate and job state. */
+export interface SelectorLine {
+  index: number;
+  count: number;
+  bounced?: number;
+  chosen?: number;
+  ready?: number;
+  wanted?: number;
+  gate: string;
+  state: string;
+}
 
 /** Above this many selectors, `status` summarizes unless asked for every line (`--all`). */
 export const SUMMARY_ABOVE = 20;

@@ -5,7 +5,7 @@
  * gives it; otherwise the line is derived from the status and the jobs.
  */
 
-import { SUMMARY_ABOVE, inProgressOf, summaryLines } from './status-summary.js';
+import { SUMMARY_ABOVE, inProgressOf, summaryLines, type SelectorLine } from './status-summary.js';
 
 export interface DirectiveView {
   directive: string;
@@ -19,17 +19,6 @@ export interface DirectiveView {
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
   };
   jobs: { selectorIndex: number; state: string; failedReason?: string | null }[];
-}
-
-export interface SelectorLine {
-  index: number;
-  count: number;
-  bounced?: number;
-  chosen?: number;
-  ready?: number;
-  wanted?: number;
-  gate: string;
-  state: string;
 }
 
 /** Counts and gate read from the Ready message, for the selector it names ("selector 2/3 …"). */

@@ -4,8 +4,8 @@ import {
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import type { KubeVerb } from '../metrics/kube.js';
 import { NotFoundError } from '../errors.js';
-import type { KubeGateway } from './gateway.js';
 import { RESTARTED_AT } from './pods.js';
 import { rolloutStatus, type RolloutKind, type RolloutState } from './rollout-status.js';
 
@@ -17,6 +17,11 @@ export interface RolloutOwner {
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** How owners' requests are sent: the gateway's limiter and error mapping (`KubeGateway.send`). */
+export interface GroupRequests {
+  send<T>(verb: KubeVerb, what: string, request: (config: KubeConfig) => Promise<T>): Promise<T>;
+}
+
 /**
  * The apps/v1 owners of pods, for `bounceMode: rollout`: who owns a pod, restarting an owner the
  * way `kubectl rollout restart` does, and whether its rollout is complete by kubectl's rules.
@@ -25,7 +30,7 @@ const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export class OwnerGateway {
   private readonly apps = new WeakMap<KubeConfig, AppsV1Api>();
 
-  constructor(private readonly kube: KubeGateway) {}
+  constructor(private readonly kube: GroupRequests) {}
 
   private api(config: KubeConfig): AppsV1Api {
     let api = this.apps.get(config);

@@ -1,7 +1,7 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { eventOf } from './projection.js';
-import type { TransitionWritten, Written } from './writer.js';
+import type { TransitionWritten, Written } from './written.js';
 
 /** Kubernetes Event messages are cut at 1 KiB by most readers; a merged one stays under it. */
 const EVENT_MESSAGE_MAX = 1000;

@@ -1,8 +1,14 @@
 import type { Redis } from 'ioredis';
-import type { PodInfo } from '../kube/pods.js';
 import { runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
-import { NOTHING_INHERITED, type Inherited, type SentPod } from './others-down.js';
+import {
+  NOTHING_INHERITED,
+  ownerKey,
+  type FirstBounces,
+  type Inherited,
+  type SentPod,
+} from './others-down.js';
+
 import { withLuaCommands } from '../queue/lua-commands.js';
 import { RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
 import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
@@ -18,30 +24,6 @@ function fieldOf(data: SelectorJobData): string {
     .map(([key, value]) => `${key}=${value}`)
     .sort();
   return `${data.selector.namespace}/${labels.join(',')}`;
-}
-
-/** A controller owner as the run's owners name it: namespace, kind and name. */
-export function ownerKey(namespace: string, owner: { kind: string; name: string }): string {
-  return `${namespace}/${owner.kind}/${owner.name}`;
-}
-
-/**
- * The seconds in which a run first sent a bounce to a pod of each controller owner (epoch ms,
- * by `ownerKey`): what tells the run's own replacements from older pods.
- */
-export type FirstBounces = ReadonlyMap<string, number>;
-
-/**
- * DESIGN §4: no replacement pod is bounced by the run that caused it. A pod whose controller
- * owner had a pod bounced by this run, created in or after the second of the first such bounce,
- * is that replacement (a StatefulSet's too: same owner, same name, another uid), even when it
- * was created in the second the run was accepted, where creationTimestamp alone cannot tell it
- * from an older pod. A pod of an owner the run did not touch is no replacement of it.
- */
-export function isOwnReplacement(pod: PodInfo, namespace: string, first: FirstBounces): boolean {
-  if (pod.owner === undefined) return false;
-  const since = first.get(ownerKey(namespace, pod.owner));
-  return since !== undefined && pod.createdAt.getTime() >= since;
 }
 
 /** The field of one job (its run and selector index) beside its selector's entries. */

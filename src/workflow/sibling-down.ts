@@ -1,7 +1,7 @@
 import type { PodSelector } from '../directive/types.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
-import { isOwnReplacement, type FirstBounces } from './sent-pods.js';
+import { isOwnReplacement, type FirstBounces } from './others-down.js';
 
 /**
  * DESIGN §4 Guarantees with maxConcurrentSelectors > 1: never more than maxUnavailable of a

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { PodInfo } from '../../src/kube/pods.js';
 import type { SelectorJobData } from '../../src/queue/selector-job.js';
-import { isOwnReplacement, SentPods } from '../../src/workflow/sent-pods.js';
+import { isOwnReplacement } from '../../src/workflow/others-down.js';
+import { SentPods } from '../../src/workflow/sent-pods.js';
 import { deletePrefix, REDIS_URL } from '../support/redis.js';
 
 const SECOND = 1_000_000_000_000;

@@ -2,7 +2,7 @@ import type { PodInfo } from '../../kube/pods.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { StepContext } from '../context.js';
 import { NOTHING_INHERITED, type Inherited } from '../others-down.js';
-import { ownerKey } from '../sent-pods.js';
+import { ownerKey } from '../others-down.js';
 
 /**
  * The selector's pods, from the shared pod watch when it is synced, so a re-check costs no API

@@ -5,7 +5,7 @@ import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { SpecChangedError, directiveMoved } from '../directive-check.js';
 import { inheritedAtChoice } from '../others-down.js';
 import { chosenPod } from '../plan.js';
-import { isOwnReplacement } from '../sent-pods.js';
+import { isOwnReplacement } from '../others-down.js';
 import { assertStatusFits } from '../status-size.js';
 import { underLease } from './under-lease.js';
 
