@@ -113,8 +113,13 @@ describe.skipIf(prometheus === undefined)('gates on a scraped gauge', () => {
     expect(metrics).toMatch(
       /pod_bouncer_gate_verdicts_total\{kind="alerts",verdict="open"\} [1-9]/,
     );
-    expect(metrics).toMatch(
-      /pod_bouncer_directive_gated_since_timestamp_seconds\{namespace="alerting",name="certs"\} \d/,
+    // The gauge is set once the Gated write has returned, a moment after the status shows it.
+    await eventually('the gated-since gauge', async () =>
+      /pod_bouncer_directive_gated_since_timestamp_seconds\{namespace="alerting",name="certs"\} \d/.test(
+        await registry.metrics(),
+      )
+        ? true
+        : undefined,
     );
     // Several evaluations later, still firing: still one.
     await prom.alertsAre({ MeshErrors: 'firing' });
