@@ -1,9 +1,19 @@
-import { domainProblem } from '../ingress/http-errors.js';
+import { NotFoundError, PermanentError } from '../errors.js';
+import { BadEventError, InvalidDirectiveError, invalidDirectiveMessage } from '../events/errors.js';
+import { ForbiddenError, TooManyRunsError } from '../ingest/errors.js';
 import { transition, type Transition } from '../status/projection.js';
 
-/** What the controller does after an ingest failed, decided from the answer a sender would get. */
+/** What the controller does after an ingest failed, decided as a sender's answer would be. */
 export type Verdict =
   { kind: 'gone' } | { kind: 'refused'; message: string } | { kind: 'later'; afterMs?: number };
+
+/** The sentence a sender would read of a directive that cannot run (400, 403, 422), if it is one. */
+function refusalOf(error: unknown): string | undefined {
+  if (error instanceof InvalidDirectiveError) return invalidDirectiveMessage(error);
+  if (error instanceof BadEventError || error instanceof ForbiddenError) return error.message;
+  if (error instanceof PermanentError && error.httpStatus === 422) return error.message;
+  return undefined;
+}
 
 /**
  * A sender would have been told why; in controller mode nobody is there to be told (DESIGN §4), so
@@ -12,17 +22,12 @@ export type Verdict =
  * unexpected error) is tried again later: it is not a verdict on the directive.
  */
 export function verdictOf(error: unknown): Verdict {
-  const problem = domainProblem(error);
-  if (problem === undefined) return { kind: 'later' };
-  if (problem.statusCode === 404) return { kind: 'gone' };
-  const retryAfter = Number(problem.headers['retry-after']);
-  if (problem.statusCode === 429 && Number.isFinite(retryAfter)) {
-    return { kind: 'later', afterMs: retryAfter * 1000 };
+  if (error instanceof NotFoundError) return { kind: 'gone' };
+  if (error instanceof TooManyRunsError) {
+    return { kind: 'later', afterMs: error.retryAfterSeconds * 1000 };
   }
-  if ([400, 403, 422].includes(problem.statusCode)) {
-    return { kind: 'refused', message: problem.message };
-  }
-  return { kind: 'later' };
+  const message = refusalOf(error);
+  return message === undefined ? { kind: 'later' } : { kind: 'refused', message };
 }
 
 /**

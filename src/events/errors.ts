@@ -18,3 +18,8 @@ export class InvalidDirectiveError extends Error {
     super(problems.map((problem) => `${problem.field} ${problem.message}`).join('; '));
   }
 }
+
+/** The sentence a sender reads of an invalid directive (a 422's, a refusal's in controller mode). */
+export function invalidDirectiveMessage(error: InvalidDirectiveError): string {
+  return `The directive is invalid: ${error.message}.`;
+}

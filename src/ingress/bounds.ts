@@ -6,7 +6,7 @@ import { InvalidDirectiveError } from '../events/errors.js';
 import { needsPrometheus } from '../gates/types.js';
 import type { PlanBounds } from '../planning/dry-run.js';
 import type { AppDeps } from './deps.js';
-import { HttpProblem } from './http-errors.js';
+import { ForbiddenError } from '../ingest/errors.js';
 
 type Bounds = Pick<
   Config,
@@ -79,9 +79,7 @@ export function assertNamespacesAllowed(
   if (directiveNamespace !== undefined) namespaces.add(directiveNamespace);
   const outside = disallowedNamespaces(namespaces, scope.namespaces);
   if (outside.length === 0) return;
-  throw new HttpProblem(
-    403,
-    'forbidden',
+  throw new ForbiddenError(
     `The directive is not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`,
   );
 }
@@ -90,11 +88,7 @@ export function assertNamespacesAllowed(
 export function assertNamespaceAllowed(scope: NamespaceScope, namespace: string): void {
   const outside = disallowedNamespaces(new Set([namespace]), scope.namespaces);
   if (outside.length === 0) return;
-  throw new HttpProblem(
-    403,
-    'forbidden',
-    `Not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`,
-  );
+  throw new ForbiddenError(`Not allowed: ${outsideAllowedMessage(outside, scope.setting)}.`);
 }
 
 /**
@@ -128,9 +122,7 @@ export function assertEventAllowed(config: Bounds, event: CertIssued, scope: Nam
   }
   if (event.kind !== 'inline') return;
   if (!config.inlineDirectives) {
-    throw new HttpProblem(
-      403,
-      'forbidden',
+    throw new ForbiddenError(
       'Inline directives are disabled (INLINE_DIRECTIVES=false); send a reference to a directive instead.',
     );
   }

@@ -9,7 +9,7 @@ import {
 import { normalizeBody } from '../events/normalize.js';
 import { asReceived } from '../events/received.js';
 import type { AppDeps } from './deps.js';
-import { HttpProblem } from './http-errors.js';
+import { CloudEventIdConflictError } from '../ingest/errors.js';
 import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
   answeredRun,
@@ -85,10 +85,8 @@ function directiveNamed(event: Exclude<CertIssued, { kind: 'ignored' }>): string
   return directiveKey(event.kind === 'reference' ? event.ref : event.manifest.metadata);
 }
 
-function conflict(): HttpProblem {
-  return new HttpProblem(
-    409,
-    'cloudevent_id_conflict',
+function conflict(): CloudEventIdConflictError {
+  return new CloudEventIdConflictError(
     'This CloudEvent source and id were already used by another sender or for another directive; give each event an id of its own.',
   );
 }

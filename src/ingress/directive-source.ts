@@ -5,7 +5,7 @@ import { checkedSpec } from '../events/directive-object.js';
 import { inlineFieldManager } from '../kube/field-manager.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
 import type { AppDeps } from './deps.js';
-import { HttpProblem } from './http-errors.js';
+import { FieldManagerConflictError } from '../ingest/errors.js';
 
 type Reference = Extract<CertIssued, { kind: 'reference' }>;
 
@@ -53,9 +53,7 @@ async function applyInline(
     return await deps.kube.applyDirective(manifest, inlineFieldManager(sender), { dryRun });
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
-    throw new HttpProblem(
-      409,
-      'conflict',
+    throw new FieldManagerConflictError(
       `The directive ${directiveKey(manifest.metadata)} is managed by another field manager; nothing was changed (${error.message}).`,
     );
   }

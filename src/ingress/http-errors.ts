@@ -2,7 +2,13 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, PermanentError, TransientError } from '../errors.js';
-import { BadEventError, InvalidDirectiveError } from '../events/errors.js';
+import { BadEventError, InvalidDirectiveError, invalidDirectiveMessage } from '../events/errors.js';
+import {
+  CloudEventIdConflictError,
+  FieldManagerConflictError,
+  ForbiddenError,
+  TooManyRunsError,
+} from '../ingest/errors.js';
 
 /** An HTTP answer other than success, with the `{error, message}` body every error carries. */
 export class HttpProblem extends Error {
@@ -58,13 +64,31 @@ function fastifyMessage(code: string, error: FastifyError, request: FastifyReque
   return error.message;
 }
 
+/** The answer an event's refusal by ingest gets, or undefined for any other error. */
+function ingestProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof ForbiddenError) return new HttpProblem(403, 'forbidden', error.message);
+  if (error instanceof TooManyRunsError) {
+    const headers = { 'retry-after': String(error.retryAfterSeconds) };
+    return new HttpProblem(429, 'too_many_runs', error.message, headers);
+  }
+  if (error instanceof FieldManagerConflictError) {
+    return new HttpProblem(409, 'conflict', error.message);
+  }
+  if (error instanceof CloudEventIdConflictError) {
+    return new HttpProblem(409, 'cloudevent_id_conflict', error.message);
+  }
+  return undefined;
+}
+
 /** The answer the project's own errors get, or undefined for anything else. */
 export function domainProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof HttpProblem) return error;
   if (error instanceof BadEventError) return new HttpProblem(400, 'bad_request', error.message);
   if (error instanceof InvalidDirectiveError) {
-    return new HttpProblem(422, 'invalid_directive', `The directive is invalid: ${error.message}.`);
+    return new HttpProblem(422, 'invalid_directive', invalidDirectiveMessage(error));
   }
+  const refused = ingestProblem(error);
+  if (refused) return refused;
   if (error instanceof NotFoundError) return new HttpProblem(404, 'not_found', error.message);
   if (error instanceof TransientError) {
     const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 5)));

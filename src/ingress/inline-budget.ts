@@ -6,7 +6,7 @@ import { runBudgetWait } from '../queue/runs.js';
 import { inRedis } from '../queue/durable.js';
 import type { AppDeps } from './deps.js';
 import { checkInlineApply } from './directive-source.js';
-import { HttpProblem } from './http-errors.js';
+import { TooManyRunsError } from '../ingest/errors.js';
 
 type Inline = Extract<CertIssued, { kind: 'inline' }>;
 
@@ -32,11 +32,9 @@ export async function refuseTooManyRuns(
       .recordEvent(directive, { type: 'Warning', reason: 'TooManyRuns', message })
       .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record TooManyRuns'));
   }
-  throw new HttpProblem(
-    429,
-    'too_many_runs',
+  throw new TooManyRunsError(
     `${directiveKey(directive.metadata)} already started ${deps.config.maxRunsPerHour} runs in the past hour (MAX_RUNS_PER_HOUR); send it again in ${seconds} s.`,
-    { 'retry-after': String(seconds) },
+    seconds,
   );
 }
 
