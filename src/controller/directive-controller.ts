@@ -1,8 +1,8 @@
 import { annotatedIssuance, describedByStatus } from '../directive/issued-at.js';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { normalizeBody } from '../events/normalize.js';
-import type { AppDeps } from '../ingress/deps.js';
-import { ingest } from '../ingress/ingest.js';
+import type { IngestDeps } from '../ingest/deps.js';
+import { ingest } from '../ingest/ingest.js';
 import { warnInvalidIssuedAt } from '../events/issuance.js';
 import type { WatchedCollection } from '../kube/namespace-slices.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
@@ -44,7 +44,7 @@ export class DirectiveController {
   private readonly inlineApplies: InlineApplies;
 
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: IngestDeps,
     private readonly watches: KubeWatches,
     /** Told of each directive the watches see deleted (its Redis keys are reclaimed). */
     private readonly deleted?: (directive: Directive) => void,

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Directive } from '../directive/types.js';
-import type { AppDeps } from '../ingress/deps.js';
-import { openIngest } from '../ingress/ingest-parts.js';
+import type { IngestDeps } from '../ingest/deps.js';
+import { openIngest } from '../ingest/ingest-parts.js';
 import { groupCommit } from '../queue/durable.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
@@ -37,7 +37,7 @@ export function startController(
   const parts = openIngest(config, log);
   const { redis, queues, followUps } = parts;
   redis.on('error', (error) => log.debug({ err: error }, 'controller Redis connection error'));
-  const base: AppDeps = {
+  const base: IngestDeps = {
     ...parts,
     kube,
     status,

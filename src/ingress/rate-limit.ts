@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../queue/names.js';
 import { HttpProblem } from './http-errors.js';
-import { inRedis } from './ingest.js';
+import { inRedis } from '../queue/durable.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
 
 /** The window of RATE_LIMIT_PER_MINUTE. */

@@ -1,5 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { KubeLoading } from './deferred-kube.js';
+
+/** A probe that came before the Kubernetes client was loaded: the dependency is `starting`. */
+export class KubeLoading extends Error {
+  override readonly name = 'KubeLoading';
+}
 
 /** What /readyz says of a dependency. */
 export type Reach = 'ok' | 'unreachable' | 'starting';

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
-import { inRedis, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
+import type { AcceptedEvent, IgnoredEvent } from '../ingest/ingest.js';
 import {
   answeredRecord,
   claimOrEarlier,
   deliveryKey,
   duplicateAnswer,
   type AnsweredRecord,
-} from './remembered-answer.js';
+} from '../ingest/remembered-answer.js';
+import { inRedis } from '../queue/durable.js';
 import { STANDARD_TOLERANCE_SECONDS } from './signatures.js';
 
 const CLAIMED = 'claimed';

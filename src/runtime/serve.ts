@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { buildApp } from '../ingress/app.js';
-import { openIngest } from '../ingress/ingest-parts.js';
-import { DeferredKube, type LoadedKube } from '../ingress/deferred-kube.js';
+import { openIngest } from '../ingest/ingest-parts.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +13,7 @@ import { describeTopology } from '../queue/redis-topology.js';
 import { reportOutages } from '../queue/redis-watch.js';
 import { StatusWriter } from '../status/writer.js';
 import { startDirectiveSweep } from '../metrics/directive-series.js';
+import { DeferredKube, type LoadedKube } from './deferred-kube.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
 
 export interface ServeRole extends Role {

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloudEventKey } from '../../src/ingress/cloudevents.js';
+import { cloudEventKey } from '../../src/ingest/cloudevents.js';
 import { QUEUE_NAME } from '../../src/queue/names.js';
 import { directive, startHarness, type Harness } from '../support/harness.js';
 import { redisBytes } from '../support/redis-bytes.js';

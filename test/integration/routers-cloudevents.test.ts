@@ -7,7 +7,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
-import { cloudEventKey } from '../../src/ingress/cloudevents.js';
+import { cloudEventKey } from '../../src/ingest/cloudevents.js';
 import { latestRun } from '../../src/queue/runs.js';
 import { addIstiod, keysUnder, postRaw, queueSettled } from '../support/routers.js';
 

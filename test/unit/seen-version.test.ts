@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Directive } from '../../src/directive/types.js';
 import type { BadEventError } from '../../src/events/errors.js';
 import { normalizeBody } from '../../src/events/normalize.js';
-import { atLeastAsFresh } from '../../src/ingress/directive-source.js';
+import { atLeastAsFresh } from '../../src/ingest/directive-source.js';
 
 const cached = (generation: number, resourceVersion: string, uid = 'u-1'): Directive => ({
   apiVersion: 'internal.gloo.solo.io/v2',

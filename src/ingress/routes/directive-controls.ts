@@ -5,11 +5,11 @@ import { isPaused } from '../../directive/paused.js';
 import { ABORT_TTL_SECONDS, abortKey } from '../../queue/names.js';
 import { runTag } from '../../queue/run-identity.js';
 import { guard, senderOf } from '../auth.js';
-import { directiveInScope } from '../bounds.js';
+import { directiveInScope } from '../../ingest/bounds.js';
 import type { AppDeps } from '../deps.js';
 import { HttpProblem } from '../http-errors.js';
-import { inRedis } from '../ingest.js';
-import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
+import { inRedis } from '../../queue/durable.js';
+import { currentRun, inProgress, jobsOf, runName } from '../../queue/run-jobs.js';
 import {
   AbortedBody,
   DirectiveParams,

@@ -5,10 +5,10 @@ import { directiveKey } from '../../directive/types.js';
 import { isPaused } from '../../directive/paused.js';
 import { abortKey } from '../../queue/names.js';
 import { guard, senderOf } from '../auth.js';
-import { directiveInScope } from '../bounds.js';
+import { directiveInScope } from '../../ingest/bounds.js';
 import { HttpProblem } from '../http-errors.js';
-import { inRedis } from '../ingest.js';
-import { currentRun, inProgress, jobsOf, runName } from '../run-jobs.js';
+import { inRedis } from '../../queue/durable.js';
+import { currentRun, inProgress, jobsOf, runName } from '../../queue/run-jobs.js';
 import { DirectiveParams, DirectiveView, errorResponses, RetriedBody } from '../schemas.js';
 import type { RouteOptions } from './events.js';
 

@@ -7,12 +7,13 @@ import type { Logger } from '../../logger.js';
 import { countEventResponse, noteEvent } from '../../metrics/events.js';
 import { planEvent, type PlanLimits } from '../../planning/dry-run.js';
 import { senderOf, signedGuard, type Authenticator } from '../auth.js';
-import { planBounds } from '../bounds.js';
-import { ingestCloudEvent, readEvent } from '../cloudevents.js';
-import { checkInlineApply } from '../directive-source.js';
+import { planBounds } from '../../ingest/bounds.js';
+import { ingestCloudEvent } from '../../ingest/cloudevents.js';
+import { checkInlineApply } from '../../ingest/directive-source.js';
+import { ingest } from '../../ingest/ingest.js';
 import type { AppDeps } from '../deps.js';
-import { ingest } from '../ingest.js';
 import { registerJsonParsers } from '../json-body.js';
+import { readEvent } from '../read-event.js';
 import {
   AcceptedBody,
   DuplicateBody,

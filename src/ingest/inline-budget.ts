@@ -4,9 +4,9 @@ import { directiveKey, type Directive } from '../directive/types.js';
 import { tooManyRunsEventKey } from '../queue/names.js';
 import { runBudgetWait } from '../queue/runs.js';
 import { inRedis } from '../queue/durable.js';
-import type { AppDeps } from './deps.js';
+import type { IngestDeps } from './deps.js';
 import { checkInlineApply } from './directive-source.js';
-import { TooManyRunsError } from '../ingest/errors.js';
+import { TooManyRunsError } from './errors.js';
 
 type Inline = Extract<CertIssued, { kind: 'inline' }>;
 
@@ -17,7 +17,7 @@ type Inline = Extract<CertIssued, { kind: 'inline' }>;
  * creation) has nothing to record the Event on.
  */
 export async function refuseTooManyRuns(
-  deps: AppDeps,
+  deps: IngestDeps,
   directive: Directive,
   retryAfterMs: number,
   exists = true,
@@ -38,7 +38,7 @@ export async function refuseTooManyRuns(
   );
 }
 
-async function current(deps: AppDeps, event: Inline): Promise<Directive | undefined> {
+async function current(deps: IngestDeps, event: Inline): Promise<Directive | undefined> {
   try {
     return await deps.kube.getDirective(event.manifest.metadata);
   } catch (error) {
@@ -60,7 +60,7 @@ async function current(deps: AppDeps, event: Inline): Promise<Directive | undefi
  * still answered 429. Requests for other directives spend other budgets.
  */
 export async function refuseInlineOverBudget(
-  deps: AppDeps,
+  deps: IngestDeps,
   event: CertIssued,
   sender: string,
 ): Promise<void> {

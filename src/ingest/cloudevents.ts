@@ -1,16 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { directiveKey } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
-import {
-  cloudEventMode,
-  normalizeCloudEvent,
-  type CloudEventIdentity,
-} from '../events/cloudevent.js';
-import { normalizeBody } from '../events/normalize.js';
-import { asReceived } from '../events/received.js';
-import type { AppDeps } from './deps.js';
-import { CloudEventIdConflictError } from '../ingest/errors.js';
-import { inRedis, ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
+import type { CloudEventIdentity } from '../events/cloudevent.js';
+import { inRedis } from '../queue/durable.js';
+import type { IngestDeps } from './deps.js';
+import { CloudEventIdConflictError } from './errors.js';
+import { ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
 import {
   answeredRun,
   claimOrEarlier,
@@ -21,27 +15,6 @@ import {
 
 /** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
 const DAY_SECONDS = 24 * 3600;
-
-export interface ReceivedEvent {
-  event: CertIssued;
-  /** Set when the body was a CloudEvent: its (source, id) is delivered at most once. */
-  cloudEvent?: CloudEventIdentity;
-}
-
-/**
- * Reads any accepted body — a CloudEvent in either mode, or a plain JSON shape — as it counts at
- * `receivedAt` (an `issuedAt` ahead of the clock is that moment: `asReceived`). Pure but for
- * the clock read as the default of `receivedAt`.
- */
-export function readEvent(
-  request: Pick<FastifyRequest, 'headers' | 'body'>,
-  receivedAt = Date.now(),
-): ReceivedEvent {
-  const mode = cloudEventMode(request.headers);
-  if (mode === undefined) return { event: asReceived(normalizeBody(request.body), receivedAt) };
-  const { event, identity } = normalizeCloudEvent(mode, request.headers, request.body);
-  return { event: asReceived(event, receivedAt), cloudEvent: identity };
-}
 
 /** Redis key remembering one CloudEvent; hashed, as source and id are free-form strings. */
 export function cloudEventKey(prefix: string, identity: CloudEventIdentity): string {
@@ -116,7 +89,7 @@ function repeatOf(mine: CloudEventRecord): (stored: string) => AcceptedEvent | u
  * afresh. Ignored events cost nothing in Redis.
  */
 export async function ingestCloudEvent(
-  deps: AppDeps,
+  deps: IngestDeps,
   identity: CloudEventIdentity,
   event: CertIssued,
   sender: string,

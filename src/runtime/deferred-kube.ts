@@ -3,7 +3,8 @@ import type { KubeGateway } from '../kube/gateway.js';
 import type { ReviewLane, TokenReviewAnswer, TokenReviewer } from '../kube/token-review.js';
 import type { WatchCaches } from '../kube/watch-caches.js';
 import type { StatusCalls } from '../status/writer.js';
-import type { ApiKube, AppDeps } from './deps.js';
+import type { ApiKube, AppDeps } from '../ingress/deps.js';
+import { KubeLoading } from '../ingress/reachability.js';
 
 /** What the api uses of Kubernetes, made once client-node is loaded. */
 export interface LoadedKube {
@@ -15,11 +16,6 @@ export interface LoadedKube {
 
 /** The gateway's calls the api makes, every one of them waiting for the load but `ping`. */
 type DeferredCall = Exclude<keyof ApiKube | keyof StatusCalls, 'ping'>;
-
-/** A probe that came before the Kubernetes client was loaded. */
-export class KubeLoading extends Error {
-  override readonly name = 'KubeLoading';
-}
 
 /**
  * The api's Kubernetes side, loaded on first use. client-node takes longer to import than all the

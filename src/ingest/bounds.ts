@@ -5,8 +5,8 @@ import type { CertIssued } from '../events/cert-issued.js';
 import { InvalidDirectiveError } from '../events/errors.js';
 import { needsPrometheus } from '../gates/types.js';
 import type { PlanBounds } from '../planning/dry-run.js';
-import type { AppDeps } from './deps.js';
-import { ForbiddenError } from '../ingest/errors.js';
+import type { IngestDeps } from './deps.js';
+import { ForbiddenError } from './errors.js';
 
 type Bounds = Pick<
   Config,
@@ -99,7 +99,7 @@ export function assertNamespaceAllowed(scope: NamespaceScope, namespace: string)
  * those namespaces). Pause and abort too: the contract says "touch", whatever the direction.
  */
 export async function directiveInScope(
-  deps: Pick<AppDeps, 'config' | 'kube'>,
+  deps: Pick<IngestDeps, 'config' | 'kube'>,
   params: { namespace: string; name: string },
   credential: string,
 ): Promise<Directive> {

@@ -3,11 +3,11 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ApiQueues } from '../queue/api-queues.js';
 import { createProducerConnection } from '../queue/connection.js';
-import type { AppDeps } from './deps.js';
+import type { IngestDeps } from './deps.js';
 import { FollowUps } from '../status/follow-ups.js';
 
 /** The parts every role that ingests (`serve`, the worker's controller) opens for itself. */
-export type IngestParts = Pick<AppDeps, 'config' | 'log'> & {
+export type IngestParts = Pick<IngestDeps, 'config' | 'log'> & {
   redis: Redis;
   queues: ApiQueues;
   followUps: FollowUps;

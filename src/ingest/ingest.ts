@@ -1,18 +1,16 @@
 import { TransientError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
+import { issuanceOf } from '../events/issuance.js';
 import type { EnqueueResult } from '../queue/enqueue.js';
 import { groupCommit, inRedis } from '../queue/durable.js';
 import { InlineApplies } from '../queue/inline-applies.js';
 import { runKeyOf } from '../queue/run-identity.js';
 import { accepted } from '../status/moments.js';
 import { assertEventAllowed, assertSpecAllowed, scopeOf } from './bounds.js';
-import type { AppDeps } from './deps.js';
+import type { IngestDeps } from './deps.js';
 import { resolveDirective } from './directive-source.js';
 import { refuseInlineOverBudget, refuseTooManyRuns } from './inline-budget.js';
-
-export { inRedis } from '../queue/durable.js';
-import { issuanceOf } from '../events/issuance.js';
 
 export interface AcceptedEvent {
   directive: string;
@@ -32,7 +30,7 @@ export interface IgnoredEvent {
 
 /** An answer that stays true (an accepted run) is kept, so a repeat of it needs no Redis. */
 function remember(
-  deps: AppDeps,
+  deps: IngestDeps,
   directive: Directive,
   issuedAt: Date | undefined,
   enqueued: EnqueueResult,
@@ -54,7 +52,7 @@ function remember(
  * the watch cache may already show the worker's status for the run, and the write then changes
  * nothing and costs no request (instead of a 409 and a re-read).
  */
-function freshest(deps: AppDeps, directive: Directive): Directive {
+function freshest(deps: IngestDeps, directive: Directive): Directive {
   const cached = deps.directives?.peek(directive.metadata);
   if (cached === undefined || cached.metadata.uid !== directive.metadata.uid) return directive;
   const newer =
@@ -62,7 +60,7 @@ function freshest(deps: AppDeps, directive: Directive): Directive {
   return newer ? cached : directive;
 }
 
-function markPending(deps: AppDeps, directive: Directive, issuedAt: string | undefined): void {
+function markPending(deps: IngestDeps, directive: Directive, issuedAt: string | undefined): void {
   const { namespace, name, uid, generation } = directive.metadata;
   // The run it is for: a PENDING landing after a newer run's status is refused (`stale`).
   const target = { namespace, name, uid, generation, runKey: runKeyOf(issuedAt) };
@@ -88,7 +86,7 @@ function markPending(deps: AppDeps, directive: Directive, issuedAt: string | und
  * then still decides the run the event asked for.
  */
 async function holdingInline<T>(
-  deps: AppDeps,
+  deps: IngestDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
   work: () => Promise<T>,
 ): Promise<T> {
@@ -119,7 +117,7 @@ async function holdingInline<T>(
  * accepted run already covers (DESIGN §2 *Runs*) is a duplicate and enqueues nothing.
  */
 export async function ingest(
-  deps: AppDeps,
+  deps: IngestDeps,
   event: CertIssued,
   sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {

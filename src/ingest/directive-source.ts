@@ -4,8 +4,8 @@ import type { CertIssued, SeenVersion } from '../events/cert-issued.js';
 import { checkedSpec } from '../events/directive-object.js';
 import { inlineFieldManager } from '../kube/field-manager.js';
 import { ingestDirectiveReads } from '../metrics/registry.js';
-import type { AppDeps } from './deps.js';
-import { FieldManagerConflictError } from '../ingest/errors.js';
+import type { IngestDeps } from './deps.js';
+import { FieldManagerConflictError } from './errors.js';
 
 type Reference = Extract<CertIssued, { kind: 'reference' }>;
 
@@ -26,7 +26,7 @@ export function atLeastAsFresh(cached: Directive, seen: SeenVersion | undefined)
   return Number(resourceVersion) >= Number(seen.resourceVersion);
 }
 
-async function readReference(deps: AppDeps, event: Reference): Promise<Directive> {
+async function readReference(deps: IngestDeps, event: Reference): Promise<Directive> {
   const cached = deps.directives?.peek(event.ref);
   if (cached !== undefined && atLeastAsFresh(cached, event.seen)) {
     ingestDirectiveReads.inc({ source: 'cache' });
@@ -44,7 +44,7 @@ async function readReference(deps: AppDeps, event: Reference): Promise<Directive
  * server the same (`dryRun=All`), which judges ownership as it would and persists nothing.
  */
 async function applyInline(
-  deps: Pick<AppDeps, 'kube'>,
+  deps: Pick<IngestDeps, 'kube'>,
   manifest: DirectiveManifest,
   sender: string,
   dryRun = false,
@@ -65,7 +65,7 @@ async function applyInline(
  * directive as the apply would leave it.
  */
 export async function checkInlineApply(
-  deps: Pick<AppDeps, 'kube'>,
+  deps: Pick<IngestDeps, 'kube'>,
   manifest: DirectiveManifest,
   sender: string,
 ): Promise<Directive> {
@@ -94,7 +94,7 @@ function checkedOnce(directive: Directive): Directive {
  * event, else from the API.
  */
 export async function resolveDirective(
-  deps: AppDeps,
+  deps: IngestDeps,
   event: Exclude<CertIssued, { kind: 'ignored' }>,
   sender: string,
 ): Promise<Directive> {

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { TransientError } from '../errors.js';
 import { QUEUE_NAME, runJobIds } from '../queue/names.js';
 import { runKeyOf } from '../queue/run-identity.js';
-import { inRedis, type AcceptedEvent } from './ingest.js';
+import { inRedis } from '../queue/durable.js';
+import type { AcceptedEvent } from './ingest.js';
 
 /** A claim whose holder died (crash mid-request) is released after this long. */
 export const CLAIM_TTL_SECONDS = 60;

@@ -1,8 +1,19 @@
 import { directiveKey, type Directive } from '../directive/types.js';
-import { latestRun, type Run } from '../queue/runs.js';
-import type { AppDeps } from './deps.js';
-import { inRedis } from './ingest.js';
-import type { JobView } from './schemas.js';
+import type { ApiQueues } from './api-queues.js';
+import { inRedis, type DurableDeps } from './durable.js';
+import { latestRun, type Run } from './runs.js';
+
+/** What the run's reads use: the producer connection and the queue. */
+type RunReads = Pick<DurableDeps, 'config' | 'redis'> & { queues: Pick<ApiQueues, 'queue'> };
+
+/** A selector job of a run, as the directive routes show it. */
+export interface JobView {
+  selectorIndex: number;
+  jobId: string;
+  state: string;
+  attemptsMade: number;
+  failedReason: string | null;
+}
 
 /** BullMQ states of a job that has not ended. */
 const UNFINISHED = new Set(['waiting', 'waiting-children', 'delayed', 'active', 'prioritized']);
@@ -11,7 +22,7 @@ const UNFINISHED = new Set(['waiting', 'waiting-children', 'delayed', 'active', 
  * The directive's latest run: the one recorded at acceptance, or, when none was (or it outlived
  * retention), an empty run of the current generation that has no jobs.
  */
-export async function currentRun(deps: AppDeps, directive: Directive): Promise<Run> {
+export async function currentRun(deps: RunReads, directive: Directive): Promise<Run> {
   const { uid, generation } = directive.metadata;
   const recorded = await inRedis(() => latestRun(deps.redis, deps.config.queuePrefix, uid));
   if (recorded !== undefined) return recorded;
@@ -25,7 +36,7 @@ export async function currentRun(deps: AppDeps, directive: Directive): Promise<R
 }
 
 /** The run's selector jobs that exist in the queue, in selector order. */
-export async function jobsOf(deps: AppDeps, run: Run): Promise<JobView[]> {
+export async function jobsOf(deps: RunReads, run: Run): Promise<JobView[]> {
   const queue = await deps.queues.queue();
   const views = await inRedis(() =>
     Promise.all(
