@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 const flows = new AsyncLocalStorage<string>();
 
-/** The flow of requests sent outside any job: the api, dry runs, wake-ups, reclaims. */
+/** The flow of requests sent outside any job: the api, dry runs, controller mode's ingests. */
 export const DEFAULT_FLOW = '';
 
 /** Runs `work` with every API request it sends, however deep, counted in `flow`. */
