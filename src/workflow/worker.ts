@@ -1,5 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { inRequestFlow } from '../kube/request-flow.js';
 import { observeSelectorEnd } from '../metrics/workflow.js';
 import { QUEUE_NAME } from '../queue/names.js';
 import { queueErrorListener } from '../queue/redis-watch.js';
@@ -31,9 +32,11 @@ export function startWorker(
   deps: WorkflowDeps,
   options: WorkerOptions,
 ): Worker<SelectorJobData, SelectorResult> {
+  const processor = createSelectorProcessor(deps);
   const worker = new Worker<SelectorJobData, SelectorResult>(
     QUEUE_NAME,
-    createSelectorProcessor(deps),
+    // A job's API requests wait in its directive namespace's own queue of the rate limiter.
+    (job, token) => inFlowOf(job, () => processor(job, token)),
     {
       connection: options.connection,
       prefix: options.prefix,
@@ -56,9 +59,14 @@ export function startWorker(
     if (job?.finishedOn !== undefined) void observeSelectorEnd(worker, job, 'failed');
   });
   worker.on('failed', (job, error) => {
-    if (job !== undefined) void reportUnhandledFailure(deps, job, error);
+    if (job !== undefined) void inFlowOf(job, () => reportUnhandledFailure(deps, job, error));
   });
   return worker;
+}
+
+/** Runs `work` in the request flow of the job's directive: its namespace (kube/request-flow.ts). */
+function inFlowOf<T>(job: Job<SelectorJobData>, work: () => T): T {
+  return inRequestFlow(job.data.directive.namespace, work);
 }
 
 /**

@@ -25,7 +25,7 @@ export const KUBERNETES = inGroup('Kubernetes API', [
     schema: integer(1, 100_000),
     default: 50,
     roles: BOTH,
-    doc: "client-side rate limit towards the API server (every request counts, watches' LISTs included)",
+    doc: "client-side rate limit towards the API server (every request but the watch caches' lists and watches); directives' namespaces take turns at it",
     chart: config,
   },
   {
