@@ -30,6 +30,19 @@ function healthyByOwner(pods: readonly PodInfo[]): Map<string, number> {
   return healthy;
 }
 
+/** The bounced pods per controller owner. */
+function bouncedByOwner(
+  chosen: readonly ChosenPod[],
+  bounced: ReadonlySet<string>,
+): Map<string, number> {
+  const sent = new Map<string, number>();
+  for (const pod of chosen) {
+    if (pod.owner === undefined || !bounced.has(pod.uid)) continue;
+    sent.set(keyOf(pod.owner), (sent.get(keyOf(pod.owner)) ?? 0) + 1);
+  }
+  return sent;
+}
+
 /** The chosen pods' controller owners, by key. */
 function ownersOf(chosen: readonly ChosenPod[]): Map<string, { kind: string; name: string }> {
   const owners = new Map<string, { kind: string; name: string }>();
@@ -53,9 +66,10 @@ async function wanted(
  */
 export async function recordOwnersShort(
   context: StepContext,
-  strategy: { mode: BounceMode },
+  mode: BounceMode,
+  { batches, bounced }: { batches: number; bounced: ReadonlySet<string> },
 ): Promise<void> {
-  if (strategy.mode === 'rollout') return;
+  if (mode === 'rollout' || batches < 2 || bounced.size > 0) return;
   const healthy = healthyByOwner(await selectorPods(context));
   const ownersShort: Record<string, number> = {};
   for (const [key, owner] of ownersOf(context.progress.chosen ?? [])) {
@@ -77,11 +91,7 @@ async function ownersDown(
 ): Promise<number> {
   const before = context.progress.ownersShort;
   if (before === undefined) return 0;
-  const sent = new Map<string, number>();
-  for (const pod of context.progress.chosen ?? []) {
-    if (pod.owner === undefined || !bounced.has(pod.uid)) continue;
-    sent.set(keyOf(pod.owner), (sent.get(keyOf(pod.owner)) ?? 0) + 1);
-  }
+  const sent = bouncedByOwner(context.progress.chosen ?? [], bounced);
   const healthy = healthyByOwner(pods);
   const owners = ownersOf(context.progress.chosen ?? []);
   let down = 0;

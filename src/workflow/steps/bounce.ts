@@ -231,7 +231,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     if (batch.length === 0) continue;
     const credit = await beforeBatch(context, bounced, limit, batch.length);
     if (typeof credit !== 'number') return { wait: credit };
-    if (bounced.size === 0 && plan.batches.length > 1) await recordOwnersShort(context, strategy);
+    await recordOwnersShort(context, strategy.mode, { batches: plan.batches.length, bounced });
     const sizeBefore = bounced.size;
     // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
     const sent = await underLease(context, () =>
