@@ -30,17 +30,22 @@ function healthyByOwner(pods: readonly PodInfo[]): Map<string, number> {
   return healthy;
 }
 
-/** The bounced pods per controller owner. */
-function bouncedByOwner(
+/**
+ * Per controller owner, its chosen pods that are down and may be this run's doing: bounced here,
+ * or not Ready now (sent by another selector of the run, gone, or terminating).
+ */
+function chosenDownByOwner(
   chosen: readonly ChosenPod[],
   bounced: ReadonlySet<string>,
+  pods: readonly PodInfo[],
 ): Map<string, number> {
-  const sent = new Map<string, number>();
+  const up = new Set(pods.filter((pod) => pod.ready && !pod.terminating).map((pod) => pod.uid));
+  const down = new Map<string, number>();
   for (const pod of chosen) {
-    if (pod.owner === undefined || !bounced.has(pod.uid)) continue;
-    sent.set(keyOf(pod.owner), (sent.get(keyOf(pod.owner)) ?? 0) + 1);
+    if (pod.owner === undefined || (!bounced.has(pod.uid) && up.has(pod.uid))) continue;
+    down.set(keyOf(pod.owner), (down.get(keyOf(pod.owner)) ?? 0) + 1);
   }
-  return sent;
+  return down;
 }
 
 /** The chosen pods' controller owners, by key. */
@@ -80,9 +85,9 @@ export async function recordOwnersShort(
 }
 
 /**
- * How many of the pods this selector bounced are down now, counted against their owners' scale:
- * per owner, what it misses beyond what it missed before the first batch, at most the pods of it
- * bounced. One owner read per owner with a pod bounced.
+ * How many of the chosen pods are down now, counted against their owners' scale: per owner, what
+ * it misses beyond what it missed before the first batch, at most its chosen pods bounced or not
+ * Ready. One owner read per owner with such a pod.
  */
 async function ownersDown(
   context: StepContext,
@@ -91,7 +96,7 @@ async function ownersDown(
 ): Promise<number> {
   const before = context.progress.ownersShort;
   if (before === undefined) return 0;
-  const sent = bouncedByOwner(context.progress.chosen ?? [], bounced);
+  const sent = chosenDownByOwner(context.progress.chosen ?? [], bounced, pods);
   const healthy = healthyByOwner(pods);
   const owners = ownersOf(context.progress.chosen ?? []);
   let down = 0;
@@ -107,7 +112,7 @@ async function ownersDown(
 }
 
 /**
- * Before a batch whose replacements are counted Ready: a wait while more of the bounced pods are
+ * Before a batch whose replacements are counted Ready: a wait while more of the chosen pods are
  * down against their owners' scale than `room` (what the batch leaves of maxUnavailable) allows.
  * Woken by any pod of the namespace turning Ready, re-checked at every poll besides.
  */
@@ -120,7 +125,7 @@ export async function ownersWait(
   if (down <= room) return undefined;
   const { namespace } = context.data.selector;
   return {
-    what: `${down} bounced pod(s) in ${namespace} back to their owners' scale before the next batch`,
+    what: `${down} pod(s) in ${namespace} back to their owners' scale before the next batch`,
     counts: seen.counts,
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: { kind: 'podReady', namespace },

@@ -118,7 +118,7 @@ async function batchGate(
   if (wanted === 0 || ready >= wanted) {
     // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
     const counts = { ...countsOf(context, bounced), ready, wanted };
-    const held = await ownersWait(context, { pods, bounced, counts }, slack - nextBatch);
+    const held = await ownersWait(context, { pods, bounced, counts }, limit - nextBatch);
     return held ?? ready - others.unready - others.owed;
   }
   return {
