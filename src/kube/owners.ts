@@ -64,6 +64,34 @@ export class OwnerGateway {
     }
   }
 
+  /**
+   * How many pods a pod's controller wants now, as the disruption controller counts a
+   * PodDisruptionBudget's expected pods: a ReplicaSet's or StatefulSet's `spec.replicas`, a
+   * DaemonSet's `status.desiredNumberScheduled`. Undefined for another kind, or an owner gone.
+   */
+  async desiredPods(
+    namespace: string,
+    controller: { kind: string; name: string },
+  ): Promise<number | undefined> {
+    const { kind, name } = controller;
+    if (kind !== 'ReplicaSet' && kind !== 'StatefulSet' && kind !== 'DaemonSet') return undefined;
+    try {
+      return await this.kube.send('get', `read ${kind} ${namespace}/${name}`, async (c) => {
+        const api = this.api(c);
+        const params = { namespace, name };
+        if (kind === 'ReplicaSet')
+          return (await api.readNamespacedReplicaSet(params)).spec?.replicas ?? 1;
+        if (kind === 'StatefulSet') {
+          return (await api.readNamespacedStatefulSet(params)).spec?.replicas ?? 1;
+        }
+        return (await api.readNamespacedDaemonSet(params)).status?.desiredNumberScheduled;
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
   /** Sets the pod template's restartedAt annotation (a repeated value changes nothing). */
   async restart(namespace: string, owner: RolloutOwner, at: string): Promise<void> {
     const body = { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: at } } } } };

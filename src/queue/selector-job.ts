@@ -53,6 +53,11 @@ export interface SelectorProgress {
    * be replacements of its pods (DESIGN §4 Guarantees).
    */
   firstSentAt?: number;
+  /**
+   * Just before the first batch: per controller owner of the chosen pods (`Kind/name`), the pods
+   * it wanted less its Ready selector pods. What it misses beyond that later is down (DESIGN §4).
+   */
+  ownersShort?: Record<string, number>;
   /** rollout: each chosen pod's restartable owner ("Deployment/reviews"), null when it has none. */
   podOwners?: Record<string, string | null>;
   /** rollout: owners whose restart was being sent (recorded before the patch). */

@@ -134,11 +134,13 @@ describe('API economy', () => {
     );
     const rest = (await run('gated', 0)).filter((r) => r.method !== 'DELETE');
     // PENDING, the pods chosen (with BOUNCING_PODS), the two waits' messages, FINISHED; an Event
-    // for each transition (Accepted, Bouncing, Finished) and none for a message.
+    // for each transition (Accepted, Bouncing, Finished) and none for a message. The ReplicaSet's
+    // scale, read before the first batch and once the second batch's replacement is Ready.
     expect(kinds(rest)).toEqual({
       'GET podbouncedirectives': 1,
       'PATCH podbouncedirectives/status': 5,
       'GET pods': 1,
+      'GET replicasets': 2,
       'POST events': 3,
     });
   });

@@ -6,12 +6,13 @@ import { planSelectorBounce, strategyOf, type BounceStrategy } from '../modes/in
 import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
 import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
+import { ownersWait, recordOwnersShort } from '../owners-down.js';
 import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
 import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
 import { underLease } from './under-lease.js';
-import { countsOf, pausedWait } from './waits.js';
+import { budgetWait, countsOf, pausedWait } from './waits.js';
 
 /**
  * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
@@ -113,8 +114,13 @@ async function batchGate(
   const slack = limit - others.unready - siblings;
   const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
   const ready = replacements.replacementsAmong(context, pods, inherited).length;
-  if (wanted === 0 || ready >= wanted) return ready - others.unready - others.owed;
   const { namespace, labels } = context.data.selector;
+  if (wanted === 0 || ready >= wanted) {
+    // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
+    const counts = { ...countsOf(context, bounced), ready, wanted };
+    const held = await ownersWait(context, { pods, bounced, counts }, limit - nextBatch);
+    return held ?? ready - others.unready - others.owed;
+  }
   return {
     what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
@@ -146,17 +152,6 @@ async function afterBatch(
   }
   if (sent.heldBy !== undefined) return siblingWait(context, bounced, sent.heldBy);
   return sent.blocked ? budgetWait(context, bounced) : undefined;
-}
-
-function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
-  const namespace = context.data.selector.namespace;
-  return {
-    what: `eviction allowed by a PodDisruptionBudget in ${namespace}`,
-    status: 'a PodDisruptionBudget to allow eviction',
-    counts: countsOf(context, bounced),
-    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
-    wake: { kind: 'podReady', namespace },
-  };
 }
 
 /**
@@ -236,6 +231,7 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     if (batch.length === 0) continue;
     const credit = await beforeBatch(context, bounced, limit, batch.length);
     if (typeof credit !== 'number') return { wait: credit };
+    await recordOwnersShort(context, strategy.mode, { batches: plan.batches.length, bounced });
     const sizeBefore = bounced.size;
     // Under the directive's bounce lease: a run superseded meanwhile sends nothing more.
     const sent = await underLease(context, () =>

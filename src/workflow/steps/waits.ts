@@ -15,3 +15,15 @@ export function pausedWait(context: StepContext, bounced: Set<string>): PendingW
     wake: { kind: 'resumed', ref: context.data.directive },
   };
 }
+
+/** An eviction refused by a PodDisruptionBudget: woken by the pods' changes, then tried again. */
+export function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
+  const namespace = context.data.selector.namespace;
+  return {
+    what: `eviction allowed by a PodDisruptionBudget in ${namespace}`,
+    status: 'a PodDisruptionBudget to allow eviction',
+    counts: countsOf(context, bounced),
+    timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    wake: { kind: 'podReady', namespace },
+  };
+}
