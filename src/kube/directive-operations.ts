@@ -146,7 +146,14 @@ export class DirectiveClient implements DirectiveOperations {
     const body = { metadata: { annotations: { [PAUSED_ANNOTATION]: paused ? 'true' : null } } };
     return this.requests.call({ verb: 'patch', what }, async () => {
       const object: unknown = await this.custom.patchNamespacedCustomObject(
-        { ...directiveApi, namespace: ref.namespace, name: ref.name, body },
+        // Named, so managedFields say pod-bouncer set it rather than the client library's name.
+        {
+          ...directiveApi,
+          namespace: ref.namespace,
+          name: ref.name,
+          body,
+          fieldManager: COMPONENT,
+        },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
       return object as Directive;

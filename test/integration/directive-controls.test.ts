@@ -1,5 +1,14 @@
+import {
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abortKey } from '../../src/queue/names.js';
+import { GROUP, PLURAL, VERSION } from './sim-clients.js';
+
+const ref = { group: GROUP, version: VERSION, plural: PLURAL };
 import {
   directive,
   eventually,
@@ -39,6 +48,29 @@ describe('pause, resume, abort and retry of a directive', () => {
     expect(paused.body).toMatchObject({ directive: 'ctlns/idle', paused: true });
     const annotations = (h.sim.getDirective('ctlns', 'idle') as any).metadata.annotations;
     expect(annotations['pod-bouncer.io/paused']).toBe('true');
+    // The annotation's owner is pod-bouncer, not the HTTP client's name: another manager's apply
+    // changing it meets a conflict that names pod-bouncer.
+    const kc = new KubeConfig();
+    kc.loadFromString(h.sim.kubeconfigYaml());
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const body = { ...ref, namespace: 'ctlns', name: 'idle', fieldManager: 'someone-else' };
+    const annotated = { apiVersion: `${ref.group}/${ref.version}`, kind: 'PodBounceDirective' };
+    const conflict = await custom
+      .patchNamespacedCustomObject(
+        {
+          ...body,
+          body: {
+            ...annotated,
+            metadata: { name: 'idle', annotations: { 'pod-bouncer.io/paused': 'false' } },
+          },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      )
+      .then(
+        () => 'applied',
+        (error: { code?: number; body?: string }) => `${error.code} ${error.body ?? ''}`,
+      );
+    expect(conflict).toMatch(/^409 .*conflict with \\"pod-bouncer\\"/);
     expect((await call('GET', '/v1/directives/ctlns/idle')).body.paused).toBe(true);
 
     const resumed = await call('POST', '/v1/directives/ctlns/idle/resume');
