@@ -9,6 +9,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync } from '../support/root-cert.js';
 
 const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
 
@@ -108,12 +109,7 @@ describe('what a credential may do', () => {
     const secret = directive('allowed', 'secret', [
       {
         namespace: 'allowed',
-        rootCertSync: {
-          secretRef: { name: 'cacerts', namespace: 'kube-system' },
-          secretKey: 'root-cert.pem',
-          configMapRef: { name: 'istio-ca-root-cert', namespace: 'allowed' },
-          configMapKey: 'root-cert.pem',
-        },
+        rootCertSync: rootCertSync('kube-system', 'allowed'),
       },
     ]);
     expect((await h.post({ directive: secret })).status).toBe(403);

@@ -9,13 +9,9 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert } from '../support/root-cert.js';
 
-const SYNC = {
-  secretRef: { name: 'cacerts', namespace: 'istio-system' },
-  secretKey: 'root-cert.pem',
-  configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
-  configMapKey: 'root-cert.pem',
-};
+const SYNC = rootCertSync('istio-system', 'bookinfo');
 
 interface Snapshot {
   at: number;
@@ -100,7 +96,7 @@ describe('conditions', () => {
     expect(cond(h.sim.getDirective('bookinfo', 'reviews')?.status, 'Ready').message).toBe(
       'selector 1/2 (bookinfo app=reviews): waiting for root cert sync (ConfigMap differs)',
     );
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'bookinfo');
     const started = Date.now();
     const done = await waitForState(h, 'bookinfo', 'reviews', 'FINISHED');
     const took = Date.now() - started;

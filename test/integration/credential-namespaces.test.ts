@@ -6,22 +6,13 @@ import {
   tokenReviewEnv,
 } from '../support/service-accounts.js';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
+import { rootCertSync } from '../support/root-cert.js';
 
 const ISSUER = 'issuer-token-8c1d2e3f4a5b6c7d';
 const CI = 'ci-token-1f2e3d4c5b6a7980';
 const SA_TOKEN = projectedToken('certs:issuer');
 const HMAC_SECRET = 'hmac-secret-6b5a4c3d2e1f';
 const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
-
-/** A rootCertSync gate reading the Secret `cacerts` of `secretNamespace`. */
-function rootCertSync(secretNamespace: string, configMapNamespace: string) {
-  return {
-    secretRef: { name: 'cacerts', namespace: secretNamespace },
-    secretKey: 'root-cert.pem',
-    configMapRef: { name: 'istio-ca-root-cert', namespace: configMapNamespace },
-    configMapKey: 'root-cert.pem',
-  };
-}
 
 /**
  * CREDENTIAL_NAMESPACES narrows ALLOWED_NAMESPACES per credential (DESIGN §2): a listed credential

@@ -6,6 +6,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 describe('issuedAt', () => {
   let h: Harness;
@@ -119,19 +120,13 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
       labels: { app: 'gated' },
       createdAt: new Date(Date.now() - 60_000),
     });
-    h.sim.putSecret('ahead', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('ahead', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    unsyncedRootCert(h, 'ahead');
     h.sim.applyDirective(
       directive('ahead', 'gated', [
         {
           namespace: 'ahead',
           labels: { app: 'gated' },
-          rootCertSync: {
-            secretRef: { name: 'cacerts', namespace: 'ahead' },
-            secretKey: 'root-cert.pem',
-            configMapRef: { name: 'istio-ca-root-cert', namespace: 'ahead' },
-            configMapKey: 'root-cert.pem',
-          },
+          rootCertSync: rootCertSync('ahead'),
         },
       ]),
     );
@@ -141,7 +136,7 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
     // than a second after the run was accepted: it already has the new certificate.
     await sleep(2100);
     h.sim.addPod({ namespace: 'ahead', name: 'late-pod', labels: { app: 'gated' } });
-    h.sim.putConfigMap('ahead', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'ahead');
     const done = await waitForState(h, 'ahead', 'gated', 'FINISHED');
     expect(done.status.podsBounced).toEqual([{ bouncedPods: ['old-pod'] }]);
     expect(h.sim.deletedPods().map((pod) => pod.name)).not.toContain('late-pod');

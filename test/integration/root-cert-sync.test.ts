@@ -6,6 +6,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 describe('rootCertSync', () => {
   let h: Harness;
@@ -22,20 +23,14 @@ describe('rootCertSync', () => {
       labels: { app: 'reviews' },
       replicas: 2,
     });
-    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('bookinfo', 'reviews-certs', [
         {
           namespace: 'bookinfo',
           labels: { app: 'reviews' },
           waitForReplicas: 2,
-          rootCertSync: {
-            secretRef: { name: 'cacerts', namespace: 'istio-system' },
-            secretKey: 'root-cert.pem',
-            configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
-            configMapKey: 'root-cert.pem',
-          },
+          rootCertSync: rootCertSync('istio-system', 'bookinfo'),
         },
       ]),
     );
@@ -52,7 +47,7 @@ describe('rootCertSync', () => {
     expect(h.sim.deletedPods()).toEqual([]);
     expect((h.sim.getDirective('bookinfo', 'reviews-certs') as any).status.podsBounced).toEqual([]);
 
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'bookinfo');
     await waitForState(h, 'bookinfo', 'reviews-certs', 'FINISHED');
     expect(h.sim.deletedPods()).toHaveLength(2);
   });
