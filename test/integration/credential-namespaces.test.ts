@@ -7,6 +7,7 @@ import {
 } from '../support/service-accounts.js';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { rootCertSync } from '../support/root-cert.js';
+import { callDirectiveRoutes } from '../support/routers.js';
 
 const ISSUER = 'issuer-token-8c1d2e3f4a5b6c7d';
 const CI = 'ci-token-1f2e3d4c5b6a7980';
@@ -136,24 +137,10 @@ describe('what each credential may do (CREDENTIAL_NAMESPACES)', () => {
     await eventually('the accepted runs told', () =>
       told('apps', 'own') && told('bookinfo', 'certs') ? true : undefined,
     );
-    const served = h.sim.requests().length;
-    const calls: Array<[string, string]> = [
-      ['GET', ''],
-      ['POST', '/retry'],
-      ['POST', '/pause'],
-      ['POST', '/resume'],
-      ['POST', '/abort'],
-    ];
-    for (const [method, suffix] of calls) {
-      const response = await fetch(`${h.serve.url}/v1/directives/bookinfo/certs${suffix}`, {
-        method,
-        headers: { authorization: `Bearer ${CI}` },
-      });
-      refusedFor({ status: response.status, body: await response.json() }, 'bookinfo', 'ci');
-    }
+    const { answers, served } = await callDirectiveRoutes(h, 'bookinfo', 'certs', CI);
+    for (const answer of answers) refusedFor(answer, 'bookinfo', 'ci');
     // Watch streams the server keeps open may be re-opened at any time; no route opens one.
-    const sent = h.sim.requests().slice(served);
-    expect(sent.filter((r) => !r.watch).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(served.filter((r) => !r.watch).map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(h.sim.getDirective('bookinfo', 'certs')?.metadata.annotations).toBeUndefined();
     const read = await fetch(`${h.serve.url}/v1/directives/bookinfo/certs`, {
       headers: { authorization: `Bearer ${ISSUER}` },
