@@ -4,13 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import { TOKEN, startHarness, waitForState, type Harness } from '../support/harness.js';
-import {
-  addApps,
-  concurrentDirective,
-  retryRun,
-  runJobs,
-  waitForRunOver,
-} from '../support/selector-runs.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
 
 const APPS = ['istiod', 'stuck', 'a1', 'a2', 'gateway', 'b0'];
 

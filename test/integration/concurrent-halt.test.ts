@@ -6,16 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import { eventually, startHarness, waitForState, type Harness } from '../support/harness.js';
-import {
-  DASHBOARD,
-  addApps,
-  concurrentDirective,
-  dashboardLogin,
-  dashboardRetry,
-  retryRun,
-  runJobs,
-  waitForRunOver,
-} from '../support/selector-runs.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { DASHBOARD, dashboardRetry, basic } from '../support/dashboard.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 const APPS = ['a0', 'a1', 'a2', 'a3'];
@@ -134,7 +127,7 @@ describe('a selector failing among several in progress', () => {
     const retryAll = () =>
       fetch(`${h.serve.url}/admin/queues/api/queues/bounce/retry/failed`, {
         method: 'PUT',
-        headers: { authorization: dashboardLogin() },
+        headers: { authorization: basic() },
       });
     const status = () => (h.sim.getDirective('halt-all', 'mesh') as any).status;
     const stalled = () =>

@@ -15,15 +15,9 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { REDIS_URL } from '../support/redis.js';
-import {
-  DASHBOARD,
-  addApps,
-  concurrentDirective,
-  dashboardRetry,
-  retryRun,
-  runJobs,
-  waitForRunOver,
-} from '../support/selector-runs.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { DASHBOARD, dashboardRetry } from '../support/dashboard.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 const NS = 'stall';

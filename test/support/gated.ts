@@ -1,5 +1,6 @@
 import { startFakePrometheus, type FakePrometheus } from './fake-prometheus.js';
-import { directive, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { onePodDirective } from './workloads.js';
 
 /**
  * A harness that checks its gates every second against a fake Prometheus firing `alert`, with one
@@ -24,17 +25,6 @@ export async function startGatedOnePod(
     await prom.close();
     throw error;
   }
-  h.sim.addWorkload({
-    namespace,
-    name: 'app',
-    kind: 'ReplicaSet',
-    labels: { app: 'app' },
-    replicas: 1,
-  });
-  const selectors = [{ namespace, labels: { app: 'app' } }];
-  h.sim.applyDirective({
-    ...directive(namespace, 'certs', selectors),
-    spec: { gates: [{ alerts: 'Mesh.*' }], podsToBounce: selectors },
-  });
+  onePodDirective(h, namespace, 'certs', { app: 'app', spec: { gates: [{ alerts: 'Mesh.*' }] } });
   return { h, prom };
 }
