@@ -11,18 +11,12 @@ import {
 } from '../support/harness.js';
 import { rootCertSync } from '../support/root-cert.js';
 import { callDirectiveRoutes } from '../support/routers.js';
+import { addApps } from '../support/workloads.js';
 
 const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
 
 function addApp(h: Harness, namespace: string): void {
-  h.sim.addWorkload({
-    namespace,
-    name: 'app',
-    kind: 'ReplicaSet',
-    labels: { app: 'app' },
-    replicas: 2,
-    readinessDelayMs: 50,
-  });
+  addApps(h, namespace, ['app'], { replicas: 2, readinessDelayMs: 50 });
 }
 
 describe('what a credential may do', () => {

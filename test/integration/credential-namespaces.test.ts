@@ -8,6 +8,7 @@ import {
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { rootCertSync } from '../support/root-cert.js';
 import { callDirectiveRoutes } from '../support/routers.js';
+import { addApps } from '../support/workloads.js';
 
 const ISSUER = 'issuer-token-8c1d2e3f4a5b6c7d';
 const CI = 'ci-token-1f2e3d4c5b6a7980';
@@ -35,13 +36,7 @@ describe('what each credential may do (CREDENTIAL_NAMESPACES)', () => {
     });
     registerServiceAccount(h, SA_TOKEN, 'certs:issuer');
     for (const namespace of ['bookinfo', 'apps']) {
-      h.sim.addWorkload({
-        namespace,
-        name: 'app',
-        kind: 'ReplicaSet',
-        labels: { app: 'app' },
-        replicas: 1,
-      });
+      addApps(h, namespace, ['app'], { replicas: 1 });
     }
     h.sim.applyDirective(directive('bookinfo', 'certs', [{ namespace: 'bookinfo' }]));
     // Lives in apps, where ci may go, but bounces bookinfo, where it may not.

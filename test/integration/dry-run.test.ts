@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { keysUnder, postRaw } from '../support/routers.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 const ROOT_SYNC = rootCertSync('istio-system', 'bookinfo');
 
@@ -21,13 +22,7 @@ describe('?dryRun=true', () => {
       replicas: 3,
       terminationGraceMs: 600_000,
     });
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 2,
-    });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 2 });
     unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('istio-system', 'planned', [

@@ -113,13 +113,7 @@ describe('a FAILED write that keeps conflicting', () => {
 
   it('is written once the job has failed', async () => {
     const ns = 'unwritten';
-    h.sim.addWorkload({
-      namespace: ns,
-      name: 'cert',
-      kind: 'ReplicaSet',
-      labels: { app: 'cert' },
-      replicas: 1,
-    });
+    addApps(h, ns, ['cert'], { replicas: 1 });
     unsyncedRootCert(h, ns);
     h.sim.applyDirective(
       directive(ns, 'mesh', [

@@ -30,7 +30,7 @@ describe('a hostile alert name', () => {
     expect(ready.message).not.toMatch(CONTROLS);
     // The Event follows the status write it tells.
     const gated = await waitForEvents(h, NS, 'Gated');
-    for (const event of gated) expect((event as any).message).not.toMatch(CONTROLS);
+    for (const event of gated) expect(event.message).not.toMatch(CONTROLS);
   });
 
   it('is shown plain in a dry run', async () => {

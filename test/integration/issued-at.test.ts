@@ -7,6 +7,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 describe('issuedAt', () => {
   let h: Harness;
@@ -68,14 +69,7 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
     });
 
   it('counts as the moment it was received: the genuine events after it are new runs', async () => {
-    h.sim.addWorkload({
-      namespace: 'ahead',
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 1,
-      readinessDelayMs: 50,
-    });
+    addApps(h, 'ahead', ['web'], { replicas: 1, readinessDelayMs: 50 });
     h.sim.applyDirective(
       directive('ahead', 'rounds', [{ namespace: 'ahead', labels: { app: 'web' } }]),
     );

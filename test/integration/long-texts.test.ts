@@ -42,8 +42,8 @@ describe('a text longer than the API server takes', () => {
     // The Event follows the status write that it tells.
     const gated = await waitForEvents(h, NS, 'Gated');
     for (const event of gated) {
-      expect(Buffer.byteLength((event as any).message)).toBeLessThanOrEqual(1024);
-      expect((event as any).message).not.toMatch(LONE_SURROGATE);
+      expect(Buffer.byteLength(event.message)).toBeLessThanOrEqual(1024);
+      expect(event.message).not.toMatch(LONE_SURROGATE);
     }
     prom.firing.clear();
     await waitForState(h, NS, 'certs', 'FINISHED');

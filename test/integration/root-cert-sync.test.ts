@@ -7,6 +7,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 describe('rootCertSync', () => {
   let h: Harness;
@@ -16,13 +17,7 @@ describe('rootCertSync', () => {
   afterAll(async () => h.close());
 
   it('deletes nothing while the ConfigMap differs from the Secret, and proceeds once they match', async () => {
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 2,
-    });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 2 });
     unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('bookinfo', 'reviews-certs', [

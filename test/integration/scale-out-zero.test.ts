@@ -9,6 +9,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 /**
  * KEDA may scale the workers to zero while a job waits (delayed) for a gate. The wait must still be
@@ -23,13 +24,7 @@ describe('workers scaled to zero while a job waits', () => {
   afterAll(async () => h.close());
 
   it('resumes the delayed re-check when a worker comes back, and the directive finishes', async () => {
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 3,
-    });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 3 });
     const originals = podUids(h, 'bookinfo');
     unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(

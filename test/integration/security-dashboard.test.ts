@@ -8,7 +8,7 @@ import {
 } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 import { DASHBOARD, basic } from '../support/dashboard.js';
-import { onePodDirective } from '../support/workloads.js';
+import { addApps, onePodDirective } from '../support/workloads.js';
 
 const AUTH = {
   authorization: basic(),
@@ -75,13 +75,7 @@ describe('the dashboard write guard decides on the route that matched', () => {
       worker: false,
       env: DASHBOARD,
     });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
+    addApps(h, 'istio-system', ['istiod'], { replicas: 1 });
     h.sim.applyDirective(
       directive('istio-system', 'kept', [
         { namespace: 'istio-system', labels: { app: 'istiod' } },

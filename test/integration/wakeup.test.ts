@@ -9,6 +9,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 const SYNC = rootCertSync('istio-system', 'shop');
 
@@ -52,13 +53,7 @@ describe('watch-driven wake-ups (POLL_INTERVAL_MS=60000)', () => {
   });
 
   it('wakes rootCertSync when the ConfigMap gets the new root', async () => {
-    h.sim.addWorkload({
-      namespace: 'shop',
-      name: 'cart',
-      kind: 'ReplicaSet',
-      labels: { app: 'cart' },
-      replicas: 2,
-    });
+    addApps(h, 'shop', ['cart'], { replicas: 2 });
     unsyncedRootCert(h, 'istio-system', 'shop');
     h.sim.applyDirective(
       directive('shop', 'cart-certs', [

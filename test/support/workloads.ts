@@ -1,14 +1,17 @@
 import { directive, type Harness } from './harness.js';
 
+type Shape = { replicas: number; readinessDelayMs?: number | null };
+
 /** A ReplicaSet per app in `namespace`, labelled app=<its name>, shaped by `shape`. */
 export function addApps(
   h: Harness,
   namespace: string,
   apps: string[],
-  shape: (app: string) => { replicas: number; readinessDelayMs?: number | null },
+  shape: Shape | ((app: string) => Shape),
 ): void {
   for (const app of apps) {
-    h.sim.addWorkload({ namespace, name: app, kind: 'ReplicaSet', labels: { app }, ...shape(app) });
+    const of = typeof shape === 'function' ? shape(app) : shape;
+    h.sim.addWorkload({ namespace, name: app, kind: 'ReplicaSet', labels: { app }, ...of });
   }
 }
 
@@ -26,7 +29,7 @@ export function onePodDirective(
     spec = {},
   }: { app?: string; selector?: object; spec?: object } = {},
 ): void {
-  addApps(h, namespace, [app], () => ({ replicas: 1 }));
+  addApps(h, namespace, [app], { replicas: 1 });
   const manifest = directive(namespace, name, [{ namespace, labels: { app }, ...selector }]);
   h.sim.applyDirective({ ...manifest, spec: { ...manifest.spec, ...spec } });
 }
