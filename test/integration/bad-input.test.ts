@@ -1,21 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { onePodDirective } from '../support/workloads.js';
 
 describe('bad input', () => {
   let h: Harness;
   let statusBefore: string;
   beforeAll(async () => {
     h = await startHarness('badinput', { env: { BODY_LIMIT_BYTES: '4096' } });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('istio-system', 'mesh', [{ namespace: 'istio-system', labels: { app: 'istiod' } }]),
-    );
+    onePodDirective(h, 'istio-system', 'mesh');
     statusBefore = JSON.stringify(
       (h.sim.getDirective('istio-system', 'mesh') as any).status ?? null,
     );

@@ -9,18 +9,14 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync } from '../support/root-cert.js';
+import { callDirectiveRoutes } from '../support/routers.js';
+import { addApps } from '../support/workloads.js';
 
 const EMPTY = { active: 0, completed: 0, delayed: 0, failed: 0, waiting: 0 };
 
 function addApp(h: Harness, namespace: string): void {
-  h.sim.addWorkload({
-    namespace,
-    name: 'app',
-    kind: 'ReplicaSet',
-    labels: { app: 'app' },
-    replicas: 2,
-    readinessDelayMs: 50,
-  });
+  addApps(h, namespace, ['app'], { replicas: 2, readinessDelayMs: 50 });
 }
 
 describe('what a credential may do', () => {
@@ -108,12 +104,7 @@ describe('what a credential may do', () => {
     const secret = directive('allowed', 'secret', [
       {
         namespace: 'allowed',
-        rootCertSync: {
-          secretRef: { name: 'cacerts', namespace: 'kube-system' },
-          secretKey: 'root-cert.pem',
-          configMapRef: { name: 'istio-ca-root-cert', namespace: 'allowed' },
-          configMapKey: 'root-cert.pem',
-        },
+        rootCertSync: rootCertSync('kube-system', 'allowed'),
       },
     ]);
     expect((await h.post({ directive: secret })).status).toBe(403);
@@ -173,25 +164,17 @@ describe('what a credential may do', () => {
     h.sim.applyDirective(
       directive('other', 'outside', [{ namespace: 'other', labels: { app: 'app' } }]),
     );
-    const served = h.sim.requests().length;
-    const calls: Array<[string, string]> = [
-      ['GET', ''],
-      ['POST', '/retry'],
-      ['POST', '/pause'],
-      ['POST', '/resume'],
-      ['POST', '/abort'],
-    ];
-    for (const [method, suffix] of calls) {
-      const response = await fetch(`${h.serve.url}/v1/directives/other/outside${suffix}`, {
-        method,
-        headers: { authorization: `Bearer ${h.env.WEBHOOK_TOKENS}` },
-      });
-      expect(response.status, `${method} ${suffix}`).toBe(403);
-      expect(((await response.json()) as any).message).toMatch(
-        /"other" is not in ALLOWED_NAMESPACES/,
-      );
+    const { answers, served } = await callDirectiveRoutes(
+      h,
+      'other',
+      'outside',
+      h.env.WEBHOOK_TOKENS!,
+    );
+    for (const answer of answers) {
+      expect(answer.status, answer.route).toBe(403);
+      expect(answer.body.message).toMatch(/"other" is not in ALLOWED_NAMESPACES/);
     }
-    expect(h.sim.requests().length).toBe(served);
+    expect(served.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(h.sim.getDirective('other', 'outside')?.metadata.annotations).toBeUndefined();
   });
 

@@ -3,14 +3,9 @@
 // their next batch, none starts); a retry lets the run finish, each pod bounced once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
-import {
-  TOKEN,
-  directive,
-  eventually,
-  startHarness,
-  waitForState,
-  type Harness,
-} from '../support/harness.js';
+import { TOKEN, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
 
 const APPS = ['istiod', 'stuck', 'a1', 'a2', 'gateway', 'b0'];
 
@@ -25,31 +20,20 @@ describe('a failed selector among several in progress', () => {
 
   it('fails the run, halts the selectors in progress and every later one until a retry', async () => {
     const ns = 'mesh';
-    for (const app of APPS) {
-      h.sim.addWorkload({
-        namespace: ns,
-        name: app,
-        kind: 'ReplicaSet',
-        labels: { app },
-        // a1 and a2 are still going (three waits of 1.5 s) when the stuck one times out at 2 s.
-        replicas: app.startsWith('a') ? 4 : 2,
-        // The stuck workload's replacements never become Ready: its next batch times out.
-        readinessDelayMs: app === 'stuck' ? null : app.startsWith('a') ? 1500 : 50,
-      });
-    }
+    addApps(h, ns, APPS, (app) => ({
+      // a1 and a2 are still going (three waits of 1.5 s) when the stuck one times out at 2 s.
+      replicas: app.startsWith('a') ? 4 : 2,
+      // The stuck workload's replacements never become Ready: its next batch times out.
+      readinessDelayMs: app === 'stuck' ? null : app.startsWith('a') ? 1500 : 50,
+    }));
     const originals = podUids(h, ns);
-    const manifest = directive(
-      ns,
-      'mesh',
-      APPS.map((app) => ({
-        namespace: ns,
-        labels: { app },
-        waitForReplicas: app === 'istiod' || app === 'gateway' ? 2 : 0,
-        maxUnavailable: 1,
-      })),
-    );
-    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 3;
-    h.sim.applyDirective(manifest);
+    const selectors = APPS.map((app) => ({
+      namespace: ns,
+      labels: { app },
+      waitForReplicas: app === 'istiod' || app === 'gateway' ? 2 : 0,
+      maxUnavailable: 1,
+    }));
+    h.sim.applyDirective(concurrentDirective(ns, 'mesh', selectors, 3));
     expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
 
     const failed = await waitForState(h, ns, 'mesh', 'FAILED');
@@ -59,20 +43,13 @@ describe('a failed selector among several in progress', () => {
     // a1 and a2 stop before their next batch: their jobs fail too, and bounce nothing more.
     const deletedOf = (app: string): number =>
       h.sim.deletedPods().filter((pod) => pod.name.startsWith(`${app}-`)).length;
-    await eventually('every job of the run over', async () => {
-      const jobs = (await h.get('/v1/directives/mesh/mesh')).body.jobs as { state: string }[];
-      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
-        ? jobs
-        : undefined;
-    });
+    await waitForRunOver(h, ns, 'mesh');
     const halted = deletedOf('a1') + deletedOf('a2');
     expect(halted).toBeLessThan(8);
     // Longer than a replacement takes: a selector that went on would have sent its next batch.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(deletedOf('a1') + deletedOf('a2')).toBe(halted);
-    const states = (await h.get('/v1/directives/mesh/mesh')).body.jobs.map(
-      (job: { state: string }) => job.state,
-    );
+    const states = (await runJobs(h, ns, 'mesh')).map((job) => job.state);
     expect(states.slice(1)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
     const still = h.sim.getDirective(ns, 'mesh') as any;
     expect(still.status).toMatchObject({ state: 'FAILED', error: failed.status.error });
@@ -82,10 +59,7 @@ describe('a failed selector among several in progress', () => {
     expect(deletedOf('b0')).toBe(0);
 
     h.sim.setReadinessDelay(ns, 'stuck', 0);
-    const retry = await fetch(`${h.serve.url}/v1/directives/mesh/mesh/retry`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const retry = await retryRun(h, ns, 'mesh');
     expect(retry.status).toBe(202);
     await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
     expectEachDeletedOnce(h, originals);
@@ -94,29 +68,15 @@ describe('a failed selector among several in progress', () => {
   it('abort stops every selector in progress before its next batch; a retry finishes the run', async () => {
     const ns = 'aborted';
     const apps = ['c0', 'c1', 'c2', 'c3'];
-    for (const app of apps) {
-      h.sim.addWorkload({
-        namespace: ns,
-        name: app,
-        kind: 'ReplicaSet',
-        labels: { app },
-        replicas: 4,
-        readinessDelayMs: 400,
-      });
-    }
+    addApps(h, ns, apps, () => ({ replicas: 4, readinessDelayMs: 400 }));
     const originals = podUids(h, ns);
-    const manifest = directive(
-      ns,
-      'mesh',
-      apps.map((app) => ({
-        namespace: ns,
-        labels: { app },
-        waitForReplicas: 0,
-        maxUnavailable: 1,
-      })),
-    );
-    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 2;
-    h.sim.applyDirective(manifest);
+    const selectors = apps.map((app) => ({
+      namespace: ns,
+      labels: { app },
+      waitForReplicas: 0,
+      maxUnavailable: 1,
+    }));
+    h.sim.applyDirective(concurrentDirective(ns, 'mesh', selectors, 2));
     const deleted = (): number => h.sim.deletedPods().filter((pod) => pod.namespace === ns).length;
     let atAbort = -1;
     const aborting = new Promise<void>((resolve) => {
@@ -135,17 +95,9 @@ describe('a failed selector among several in progress', () => {
     const failed = await waitForState(h, ns, 'mesh', 'FAILED');
     expect(failed.status.error).toMatch(/^selector \d: aborted$/);
     // Each of the two selectors in progress may finish the batch it had sent, no more.
-    await eventually('every job of the run over', async () => {
-      const jobs = (await h.get(`/v1/directives/${ns}/mesh`)).body.jobs as { state: string }[];
-      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
-        ? true
-        : undefined;
-    });
+    await waitForRunOver(h, ns, 'mesh');
     expect(deleted()).toBeLessThanOrEqual(atAbort + 2);
-    const retry = await fetch(`${h.serve.url}/v1/directives/${ns}/mesh/retry`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const retry = await retryRun(h, ns, 'mesh');
     expect(retry.status).toBe(202);
     await waitForState(h, ns, 'mesh', 'FINISHED', 30_000, false);
     const earlier = h.sim.deletedPods().filter((pod) => pod.namespace !== ns);

@@ -5,27 +5,13 @@
 // pod bounced exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
-import {
-  TOKEN,
-  directive,
-  eventually,
-  startHarness,
-  waitForState,
-  type Harness,
-} from '../support/harness.js';
+import { eventually, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { DASHBOARD, dashboardRetry, basic } from '../support/dashboard.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 const APPS = ['a0', 'a1', 'a2', 'a3'];
-const USER = 'ops';
-const PASSWORD = 'dashboard-password-0123';
-
-function rootCertSync(ns: string) {
-  return {
-    secretRef: { name: 'cacerts', namespace: ns },
-    secretKey: 'root-cert.pem',
-    configMapRef: { name: 'istio-ca-root-cert', namespace: ns },
-    configMapKey: 'root-cert.pem',
-  };
-}
 
 describe('a selector failing among several in progress', () => {
   let h: Harness;
@@ -34,8 +20,7 @@ describe('a selector failing among several in progress', () => {
       env: {
         BOUNCE_MODE: 'delete',
         ROOT_CERT_SYNC_TIMEOUT_SECONDS: '2',
-        DASHBOARD_USER: USER,
-        DASHBOARD_PASSWORD: PASSWORD,
+        ...DASHBOARD,
       },
     });
   });
@@ -56,26 +41,15 @@ describe('a selector failing among several in progress', () => {
    * time, each replaced in 0.8 s, two selectors at once: a0 and a1 are mid-way when cert fails.
    */
   async function haltedRun(ns: string, synced = true): Promise<string[]> {
-    for (const app of ['cert', ...APPS]) {
-      h.sim.addWorkload({
-        namespace: ns,
-        name: app,
-        kind: 'ReplicaSet',
-        labels: { app },
-        replicas: 4,
-        readinessDelayMs: 800,
-      });
-    }
-    h.sim.putSecret(ns, 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap(ns, 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    addApps(h, ns, ['cert', ...APPS], () => ({ replicas: 4, readinessDelayMs: 800 }));
+    unsyncedRootCert(h, ns);
     const originals = podUids(h, ns);
     const one = { waitForReplicas: 0, maxUnavailable: 1 };
-    const manifest = directive(ns, 'mesh', [
+    const selectors = [
       { namespace: ns, labels: { app: 'cert' }, ...one, rootCertSync: rootCertSync(ns) },
       ...APPS.map((app) => ({ namespace: ns, labels: { app }, ...one })),
-    ]);
-    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 2;
-    h.sim.applyDirective(manifest);
+    ];
+    h.sim.applyDirective(concurrentDirective(ns, 'mesh', selectors, 2));
     h.sim.resetRequests();
     expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
 
@@ -101,12 +75,7 @@ describe('a selector failing among several in progress', () => {
     expect(before).toBeGreaterThan(0);
     expect(before).toBeLessThan(8);
 
-    await eventually('every job of the run over', async () => {
-      const jobs = (await h.get(`/v1/directives/${ns}/mesh`)).body.jobs as { state: string }[];
-      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
-        ? true
-        : undefined;
-    });
+    await waitForRunOver(h, ns, 'mesh');
     // Longer than a replacement takes: a selector that went on would have sent its next batch.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(bounces(ns, failedWrite + 1)).toBe(0);
@@ -119,7 +88,7 @@ describe('a selector failing among several in progress', () => {
         .filter((pod) => pod.namespace === ns && pod.name.startsWith(`${app}-`));
       expect(gone).toEqual([]);
     }
-    if (synced) h.sim.putConfigMap(ns, 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    if (synced) syncRootCert(h, ns);
     return originals;
   }
 
@@ -136,10 +105,7 @@ describe('a selector failing among several in progress', () => {
 
   it('halts the run: nothing bounced after FAILED, no selector started; a retry finishes it', async () => {
     const originals = await haltedRun('halt');
-    const retry = await fetch(`${h.serve.url}/v1/directives/halt/mesh/retry`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const retry = await retryRun(h, 'halt', 'mesh');
     expect(retry.status).toBe(202);
     await expectFinished('halt', originals, earlier);
     earlier.push(...originals);
@@ -147,12 +113,8 @@ describe('a selector failing among several in progress', () => {
 
   it("the dashboard's retry of the failed job resumes the selectors it halted too", async () => {
     const originals = await haltedRun('halt-dash');
-    const jobs = (await h.get('/v1/directives/halt-dash/mesh')).body.jobs;
-    const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
-    const retry = await fetch(
-      `${h.serve.url}/admin/queues/api/queues/bounce/${encodeURIComponent(jobs[0].jobId)}/retry`,
-      { method: 'PUT', headers: { authorization } },
-    );
+    const jobs = await runJobs(h, 'halt-dash', 'mesh');
+    const retry = await dashboardRetry(h, jobs[0]!.jobId);
     expect(retry.status).toBeLessThan(300);
     await expectFinished('halt-dash', originals, earlier);
     earlier.push(...originals);
@@ -165,9 +127,7 @@ describe('a selector failing among several in progress', () => {
     const retryAll = () =>
       fetch(`${h.serve.url}/admin/queues/api/queues/bounce/retry/failed`, {
         method: 'PUT',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`,
-        },
+        headers: { authorization: basic() },
       });
     const status = () => (h.sim.getDirective('halt-all', 'mesh') as any).status;
     const stalled = () =>
@@ -180,14 +140,9 @@ describe('a selector failing among several in progress', () => {
         : undefined,
     );
     await eventually('FAILED again', () => (status().state === 'FAILED' ? true : undefined));
-    await eventually('every job of the run over', async () => {
-      const jobs = (await h.get('/v1/directives/halt-all/mesh')).body.jobs as { state: string }[];
-      return jobs.every((job) => job.state === 'failed' || job.state === 'completed')
-        ? true
-        : undefined;
-    });
+    await waitForRunOver(h, 'halt-all', 'mesh');
     expect(status().error).toMatch(/^selector 0: timed out after 2s/);
-    h.sim.putConfigMap('halt-all', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'halt-all');
     expect((await retryAll()).status).toBeLessThan(300);
     await expectFinished('halt-all', originals, earlier);
   }, 90_000);

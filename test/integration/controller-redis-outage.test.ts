@@ -10,6 +10,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { addApps } from '../support/workloads.js';
 
 const NS = 'ctl-outage';
 
@@ -27,13 +28,7 @@ describe('controller mode while Redis is unreachable', () => {
         ALLOWED_NAMESPACES: NS,
       },
     });
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 2,
-    });
+    addApps(h, NS, ['web'], { replicas: 2 });
   });
   afterAll(async () => {
     await h?.close();

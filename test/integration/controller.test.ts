@@ -10,6 +10,7 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { addApps } from '../support/workloads.js';
 
 const NS = 'ctl';
 const CONTROLLER = { ...ALL_AT_ONCE, WATCH_DIRECTIVES: 'true', ALLOWED_NAMESPACES: `${NS},other` };
@@ -34,20 +35,8 @@ describe('controller mode', () => {
   afterAll(async () => h.close());
 
   it('runs a directive created or edited in the cluster, with no event posted', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 2,
-    });
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'api',
-      kind: 'ReplicaSet',
-      labels: { app: 'api' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['web'], { replicas: 2 });
+    addApps(h, NS, ['api'], { replicas: 1 });
     h.sim.applyDirective(directive(NS, 'created', [{ namespace: NS, labels: { app: 'web' } }]));
     const first = await waitForState(h, NS, 'created', 'FINISHED');
     expect(first.status.observedGeneration).toBe(1);
@@ -66,13 +55,7 @@ describe('controller mode', () => {
   });
 
   it('starts a second round when the issued-at annotation moves on, within the run budget', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'db',
-      kind: 'ReplicaSet',
-      labels: { app: 'db' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['db'], { replicas: 1 });
     await sleep(5);
     const round = async (): Promise<string> => {
       const at = new Date().toISOString();
@@ -122,13 +105,7 @@ describe('controller mode', () => {
   });
 
   it('ignores an invalid annotation with an InvalidIssuedAt Warning, starting nothing', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'cache',
-      kind: 'ReplicaSet',
-      labels: { app: 'cache' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['cache'], { replicas: 1 });
     h.sim.applyDirective(directive(NS, 'odd', [{ namespace: NS, labels: { app: 'cache' } }]));
     await waitForState(h, NS, 'odd', 'FINISHED');
     const bounced = h.sim.deletedPods().length;
@@ -206,13 +183,7 @@ describe('controller mode at installation', () => {
   afterAll(async () => h.close());
 
   it('starts nothing for a directive whose status already describes its generation, whoever wrote it', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 2,
-    });
+    addApps(h, NS, ['web'], { replicas: 2 });
     const described = h.sim.applyDirective(
       directive(NS, 'described', [{ namespace: NS, labels: { app: 'web' } }]),
     );

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UI_EDITS } from '../../src/ingress/dashboard-ui-edits.js';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
-
-const USER = 'ops';
-const PASSWORD = 'dashboard-password-0123';
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+import { startHarness, waitForState, type Harness } from '../support/harness.js';
+import { DASHBOARD, DASHBOARD_PASSWORD, DASHBOARD_USER, basic } from '../support/dashboard.js';
+import { onePodDirective } from '../support/workloads.js';
 
 describe('the dashboard without credentials configured', () => {
   let h: Harness;
@@ -18,7 +15,7 @@ describe('the dashboard without credentials configured', () => {
   it('is not mounted', async () => {
     for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
       const response = await fetch(`${h.serve.url}${path}`, {
-        headers: { authorization: basic(USER, PASSWORD) },
+        headers: { authorization: basic() },
       });
       expect(response.status, path).toBe(404);
     }
@@ -29,7 +26,7 @@ describe('the dashboard at /admin/queues', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness('dash-on', {
-      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+      env: DASHBOARD,
     });
   });
   afterAll(async () => h.close());
@@ -38,7 +35,7 @@ describe('the dashboard at /admin/queues', () => {
     fetch(`${h.serve.url}${path}`, authorization ? { headers: { authorization } } : {});
 
   it('asks for basic auth on every route, static assets included', async () => {
-    const page = await get('/admin/queues', basic(USER, PASSWORD));
+    const page = await get('/admin/queues', basic());
     expect(page.status).toBe(200);
     const html = await page.text();
     const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(html)?.[1];
@@ -48,9 +45,9 @@ describe('the dashboard at /admin/queues', () => {
     for (const path of paths) {
       for (const authorization of [
         undefined,
-        basic(USER, 'wrong'),
-        basic('someone', PASSWORD),
-        basic(USER, ''),
+        basic(DASHBOARD_USER, 'wrong'),
+        basic('someone', DASHBOARD_PASSWORD),
+        basic(DASHBOARD_USER, ''),
         'Bearer test-token-0123456789',
         'Basic !!!',
       ]) {
@@ -59,12 +56,12 @@ describe('the dashboard at /admin/queues', () => {
         expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
         expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
       }
-      expect((await get(path, basic(USER, PASSWORD))).status, path).toBe(200);
+      expect((await get(path, basic())).status, path).toBe(200);
     }
   });
 
   it('serves its edited scripts with their own length and ETag, and answers a revalidation with 304', async () => {
-    const auth = basic(USER, PASSWORD);
+    const auth = basic();
     const plain = await get('/admin/queues/static/js/async/87.be2aba7d11.js', auth);
     expect(plain.status).toBe(200);
     expect(plain.headers.get('etag')).toMatch(/^W\/"/);
@@ -106,7 +103,7 @@ describe('the dashboard at /admin/queues', () => {
   });
 
   it('refuses writes other than retry, promote, pause and resume', async () => {
-    const auth = { authorization: basic(USER, PASSWORD), 'content-type': 'application/json' };
+    const auth = { authorization: basic(), 'content-type': 'application/json' };
     const refused: Array<[string, string, string?]> = [
       ['POST', '/admin/queues/api/queues/bounce/add', JSON.stringify({ name: 'x', data: {} })],
       [
@@ -126,30 +123,19 @@ describe('the dashboard at /admin/queues', () => {
     }
     const retryNothing = await fetch(`${h.serve.url}/admin/queues/api/queues/bounce/retry/failed`, {
       method: 'PUT',
-      headers: { authorization: basic(USER, PASSWORD) },
+      headers: { authorization: basic() },
     });
     expect(retryNothing.status).not.toBe(403);
   });
 
   it('shows the selector jobs by name, with their data and log lines', async () => {
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('istio-system', 'shown', [
-        { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 1 },
-      ]),
-    );
+    onePodDirective(h, 'istio-system', 'shown', { selector: { waitForReplicas: 1 } });
     const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'shown' } });
     await waitForState(h, 'istio-system', 'shown', 'FINISHED');
 
     const response = await get(
       '/admin/queues/api/queues?activeQueue=bounce&status=latest',
-      basic(USER, PASSWORD),
+      basic(),
     );
     const body = (await response.json()) as any;
     const queue = body.queues.find((candidate: any) => candidate.name === 'bounce');
@@ -171,7 +157,7 @@ describe('the dashboard at /admin/queues', () => {
 
     const logs = await get(
       `/admin/queues/api/queues/bounce/${encodeURIComponent(job.id)}/logs`,
-      basic(USER, PASSWORD),
+      basic(),
     );
     expect(logs.status).toBe(200);
     expect(JSON.stringify(await logs.json())).toMatch(/select: chose 1 pod/);

@@ -14,6 +14,7 @@ import {
 } from '../support/harness.js';
 import { redisBytes } from '../support/redis-bytes.js';
 import { REDIS_URL } from '../support/redis.js';
+import { addApps } from '../support/workloads.js';
 
 const NS = 'reclaim';
 const SELECTORS = 300;
@@ -78,14 +79,7 @@ describe('a deleted directive in Redis', () => {
   }, 180_000);
 
   it('ends a waiting run quietly, and spares a directive re-created under the same name', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'stuck',
-      kind: 'ReplicaSet',
-      labels: { app: 'stuck' },
-      replicas: 1,
-      readinessDelayMs: null,
-    });
+    addApps(h, NS, ['stuck'], { replicas: 1, readinessDelayMs: null });
     const selectors = [{ namespace: NS, labels: { app: 'stuck' }, waitForReplicas: 1 }];
     h.sim.applyDirective(directive(NS, 'again', selectors));
     const waiting = await waitForState(h, NS, 'again', 'BOUNCING_PODS');
@@ -129,13 +123,7 @@ describe('a deleted directive in Redis, without controller mode', () => {
   });
 
   it('is reclaimed once the job running when it was deleted has ended quietly', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'slow',
-      kind: 'ReplicaSet',
-      labels: { app: 'slow' },
-      replicas: 2,
-    });
+    addApps(h, NS, ['slow'], { replicas: 2 });
     const created = h.sim.applyDirective(
       directive(NS, 'slow', [{ namespace: NS, labels: { app: 'slow' }, waitForReplicas: 2 }]),
     ) as { metadata: { uid: string } };

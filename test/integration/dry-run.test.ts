@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
 import { keysUnder, postRaw } from '../support/routers.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
-const ROOT_SYNC = {
-  secretRef: { name: 'cacerts', namespace: 'istio-system' },
-  secretKey: 'root-cert.pem',
-  configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
-  configMapKey: 'root-cert.pem',
-};
+const ROOT_SYNC = rootCertSync('istio-system', 'bookinfo');
 
 describe('?dryRun=true', () => {
   let h: Harness;
@@ -25,15 +22,8 @@ describe('?dryRun=true', () => {
       replicas: 3,
       terminationGraceMs: 600_000,
     });
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 2,
-    });
-    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 2 });
+    unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('istio-system', 'planned', [
         { namespace: 'istio-system', labels: { app: 'istiod' }, waitForReplicas: 3 },
@@ -124,7 +114,7 @@ describe('?dryRun=true', () => {
     });
     expect(JSON.stringify(plan)).not.toContain('NEW ROOT');
 
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'bookinfo');
     const synced = await dryRun(
       JSON.stringify({ directive: { namespace: 'istio-system', name: 'planned' } }),
     );

@@ -7,18 +7,20 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import {
-  TOKEN,
   directive,
   eventually,
   startHarness,
+  waitForReady,
   waitForState,
   type Harness,
 } from '../support/harness.js';
 import { REDIS_URL } from '../support/redis.js';
+import { addApps, concurrentDirective } from '../support/workloads.js';
+import { DASHBOARD, dashboardRetry } from '../support/dashboard.js';
+import { retryRun, runJobs, waitForRunOver } from '../support/runs.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
 
 const NS = 'stall';
-const USER = 'ops';
-const PASSWORD = 'dashboard-password-0123';
 const STALLED = 'job stalled more than allowable limit';
 
 describe('a selector job that BullMQ fails itself', () => {
@@ -27,7 +29,7 @@ describe('a selector job that BullMQ fails itself', () => {
   beforeAll(async () => {
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     h = await startHarness('failed-outside', {
-      env: { BOUNCE_MODE: 'delete', DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+      env: { BOUNCE_MODE: 'delete', ...DASHBOARD },
     });
   });
   afterAll(async () => {
@@ -36,40 +38,22 @@ describe('a selector job that BullMQ fails itself', () => {
   });
 
   const status = () => (h.sim.getDirective(NS, 'mesh') as any)?.status;
-  const jobs = async () =>
-    (await h.get(`/v1/directives/${NS}/mesh`)).body.jobs as { jobId: string; state: string }[];
+  const jobs = () => runJobs(h, NS, 'mesh');
   /** What BullMQ's stalled-job check writes on a job that stalled too often. */
   async function stallTooOften(jobId: string): Promise<void> {
     await redis.hset(h.serve.queue.toKey(jobId), 'defa', STALLED);
   }
 
   it('fails the run naming it, halts the others, and keeps that cause', async () => {
-    for (const app of ['cert', 'a0']) {
-      h.sim.addWorkload({
-        namespace: NS,
-        name: app,
-        kind: 'ReplicaSet',
-        labels: { app },
-        replicas: 4,
-        readinessDelayMs: 800,
-      });
-    }
-    h.sim.putSecret(NS, 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap(NS, 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    addApps(h, NS, ['cert', 'a0'], () => ({ replicas: 4, readinessDelayMs: 800 }));
+    unsyncedRootCert(h, NS);
     const originals = podUids(h, NS);
-    const rootCertSync = {
-      secretRef: { name: 'cacerts', namespace: NS },
-      secretKey: 'root-cert.pem',
-      configMapRef: { name: 'istio-ca-root-cert', namespace: NS },
-      configMapKey: 'root-cert.pem',
-    };
     const one = { waitForReplicas: 0, maxUnavailable: 1 };
-    const manifest = directive(NS, 'mesh', [
-      { namespace: NS, labels: { app: 'cert' }, ...one, rootCertSync },
+    const selectors = [
+      { namespace: NS, labels: { app: 'cert' }, ...one, rootCertSync: rootCertSync(NS) },
       { namespace: NS, labels: { app: 'a0' }, ...one },
-    ]);
-    (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = 2;
-    h.sim.applyDirective(manifest);
+    ];
+    h.sim.applyDirective(concurrentDirective(NS, 'mesh', selectors, 2));
     expect((await h.post({ directive: { namespace: NS, name: 'mesh' } })).status).toBe(202);
 
     // Selector 0 waits for its root cert (delayed) while selector 1 bounces its first pod.
@@ -91,19 +75,13 @@ describe('a selector job that BullMQ fails itself', () => {
     const stalled = status().conditions.find((c: { type: string }) => c.type === 'Stalled');
     expect(stalled).toMatchObject({ status: 'True', reason: 'Failed' });
     // Selector 1 stops before its next batch.
-    await eventually('every job of the run over', async () =>
-      (await jobs()).every((job) => job.state === 'failed') ? true : undefined,
-    );
+    await waitForRunOver(h, NS, 'mesh', ['failed']);
     expect(h.sim.deletedPods().filter((pod) => pod.name.startsWith('a0-')).length).toBeLessThan(4);
 
     // Selector 1, retried on its own (the dashboard), is failed by BullMQ too: the run stays
     // FAILED for the selector that halted it.
     await stallTooOften(a0!.jobId);
-    const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
-    const retry = await fetch(
-      `${h.serve.url}/admin/queues/api/queues/bounce/${encodeURIComponent(a0!.jobId)}/retry`,
-      { method: 'PUT', headers: { authorization } },
-    );
+    const retry = await dashboardRetry(h, a0!.jobId);
     expect(retry.status).toBeLessThan(300);
     await eventually('selector 1 failed by BullMQ', async () =>
       (await h.serve.queue.getJob(a0!.jobId))?.failedReason === STALLED ? true : undefined,
@@ -112,11 +90,8 @@ describe('a selector job that BullMQ fails itself', () => {
     expect(status()).toMatchObject({ state: 'FAILED', error: `selector 0: ${STALLED}` });
 
     // The retry route finishes the run, each pod bounced once.
-    h.sim.putConfigMap(NS, 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
-    const again = await fetch(`${h.serve.url}/v1/directives/${NS}/mesh/retry`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    syncRootCert(h, NS);
+    const again = await retryRun(h, NS, 'mesh');
     expect(again.status).toBe(202);
     const done = await waitForState(h, NS, 'mesh', 'FINISHED', 60_000, false);
     expect(done.status.error).toBe('');
@@ -138,30 +113,16 @@ describe('a FAILED write that keeps conflicting', () => {
 
   it('is written once the job has failed', async () => {
     const ns = 'unwritten';
-    h.sim.addWorkload({
-      namespace: ns,
-      name: 'cert',
-      kind: 'ReplicaSet',
-      labels: { app: 'cert' },
-      replicas: 1,
-    });
-    h.sim.putSecret(ns, 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap(ns, 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
-    const rootCertSync = {
-      secretRef: { name: 'cacerts', namespace: ns },
-      secretKey: 'root-cert.pem',
-      configMapRef: { name: 'istio-ca-root-cert', namespace: ns },
-      configMapKey: 'root-cert.pem',
-    };
+    addApps(h, ns, ['cert'], { replicas: 1 });
+    unsyncedRootCert(h, ns);
     h.sim.applyDirective(
-      directive(ns, 'mesh', [{ namespace: ns, labels: { app: 'cert' }, rootCertSync }]),
+      directive(ns, 'mesh', [
+        { namespace: ns, labels: { app: 'cert' }, rootCertSync: rootCertSync(ns) },
+      ]),
     );
     expect((await h.post({ directive: { namespace: ns, name: 'mesh' } })).status).toBe(202);
     const status = () => (h.sim.getDirective(ns, 'mesh') as any)?.status;
-    const ready = () => status()?.conditions?.find((c: { type: string }) => c.type === 'Ready');
-    await eventually('the wait for the root cert shown', () =>
-      ready()?.reason === 'Waiting' ? true : undefined,
-    );
+    await waitForReady(h, ns, 'mesh', 'Waiting');
     // The next status write is the FAILED of the timeout: its first ten tries conflict.
     const from = h.sim.requests().length;
     h.sim.setFaults({

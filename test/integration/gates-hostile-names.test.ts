@@ -3,8 +3,9 @@
 // `kubectl get` and chat clients would obey them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startFakePrometheus, type FakePrometheus } from '../support/fake-prometheus.js';
-import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
+import type { FakePrometheus } from '../support/fake-prometheus.js';
+import { startGatedOnePod } from '../support/gated.js';
+import { waitForEvents, waitForReady, type Harness } from '../support/harness.js';
 
 const NS = 'hostile';
 const HOSTILE = 'Mesh\x1b]0;owned\x07Broken\x07\x1b[2J\u202eDENIF\x9b1A\x7f';
@@ -15,23 +16,7 @@ describe('a hostile alert name', () => {
   let prom: FakePrometheus;
 
   beforeAll(async () => {
-    prom = await startFakePrometheus();
-    prom.firing.add(HOSTILE);
-    h = await startHarness('gates-hostile', {
-      env: { PROMETHEUS_URL: prom.url, GATE_INTERVAL_SECONDS: '1' },
-    });
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'app',
-      kind: 'ReplicaSet',
-      labels: { app: 'app' },
-      replicas: 1,
-    });
-    const selectors = [{ namespace: NS, labels: { app: 'app' } }];
-    h.sim.applyDirective({
-      ...directive(NS, 'certs', selectors),
-      spec: { gates: [{ alerts: 'Mesh.*' }], podsToBounce: selectors },
-    });
+    ({ h, prom } = await startGatedOnePod('gates-hostile', NS, HOSTILE));
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -40,21 +25,12 @@ describe('a hostile alert name', () => {
 
   it('reaches the Ready message and the Events without its control characters', async () => {
     expect((await h.post({ directive: { namespace: NS, name: 'certs' } })).status).toBe(202);
-    const ready = await eventually('Ready to say Gated', () => {
-      const conditions = (h.sim.getDirective(NS, 'certs') as any)?.status?.conditions ?? [];
-      const condition = conditions.find((c: any) => c.type === 'Ready');
-      return condition?.reason === 'Gated' ? condition : undefined;
-    });
+    const ready = await waitForReady(h, NS, 'certs', 'Gated');
     expect(ready.message).toContain('firing: MeshBroken');
     expect(ready.message).not.toMatch(CONTROLS);
     // The Event follows the status write it tells.
-    const gated = await eventually('a Gated Event', () => {
-      const events = h.sim
-        .events()
-        .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
-      return events.length > 0 ? events : undefined;
-    });
-    for (const event of gated) expect((event as any).message).not.toMatch(CONTROLS);
+    const gated = await waitForEvents(h, NS, 'Gated');
+    for (const event of gated) expect(event.message).not.toMatch(CONTROLS);
   });
 
   it('is shown plain in a dry run', async () => {

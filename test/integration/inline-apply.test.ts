@@ -1,7 +1,11 @@
-import { serviceAccountJwt } from '../../src/sim/index.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
+import {
+  projectedToken,
+  registerServiceAccount,
+  tokenReviewEnv,
+} from '../support/service-accounts.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
 /** Server-side apply straight to the simulator as another field manager (what Argo CD does). */
@@ -78,12 +82,7 @@ describe('inline directives by server-side apply without force', () => {
 describe('a field manager per credential', () => {
   const ISSUER = 'issuer-token-5d1c8e2f9a7b3c60';
   const CI = 'ci-token-0a9b8c7d6e5f4a3b2c1d';
-  // A projected service-account token (a JWT for the audience), as the kubelet mounts one.
-  const SA_TOKEN = serviceAccountJwt({
-    namespace: 'certs',
-    name: 'issuer',
-    audiences: ['pod-bouncer'],
-  });
+  const SA_TOKEN = projectedToken('certs:issuer');
   const HMAC_SECRET = 'hmac-secret-4f3e2d1c0b9a';
   let h: Harness;
   beforeAll(async () => {
@@ -92,14 +91,10 @@ describe('a field manager per credential', () => {
       env: {
         WEBHOOK_TOKENS: `issuer=${ISSUER},ci=${CI}`,
         WEBHOOK_HMAC_SECRET: HMAC_SECRET,
-        WEBHOOK_TOKENREVIEW_AUDIENCE: 'pod-bouncer',
-        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'certs:issuer',
+        ...tokenReviewEnv('certs:issuer'),
       },
     });
-    h.sim.registerToken(SA_TOKEN, {
-      username: 'system:serviceaccount:certs:issuer',
-      audiences: ['pod-bouncer'],
-    });
+    registerServiceAccount(h, SA_TOKEN, 'certs:issuer');
   });
   afterAll(async () => h.close());
 

@@ -12,6 +12,7 @@ import {
   TOKEN,
   type Harness,
 } from '../support/harness.js';
+import { addApps } from '../support/workloads.js';
 
 const NS = 'annotated';
 
@@ -49,13 +50,7 @@ describe('the issued-at annotation', () => {
       );
 
   it('names the run of a watch event, and a later value starts round two without a spec edit', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 2,
-    });
+    addApps(h, NS, ['web'], { replicas: 2 });
     const first = await afterNow();
     const created = annotate('rounds', 'web', first);
 
@@ -87,13 +82,7 @@ describe('the issued-at annotation', () => {
   });
 
   it('is the issuedAt of a native reference that carries none, in the answer and the status', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'api',
-      kind: 'ReplicaSet',
-      labels: { app: 'api' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['api'], { replicas: 1 });
     const at = await afterNow();
     annotate('native', 'api', at);
     const answer = await h.post({ directive: { namespace: NS, name: 'native' } });
@@ -103,13 +92,7 @@ describe('the issued-at annotation', () => {
   });
 
   it('is ignored with an InvalidIssuedAt Warning when it is no instant or too far ahead', async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'db',
-      kind: 'ReplicaSet',
-      labels: { app: 'db' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['db'], { replicas: 1 });
     const at = await afterNow();
     annotate('invalid', 'db', at);
     expect((await h.post(watchEvent('invalid'))).body).toMatchObject({ duplicate: false });
@@ -130,13 +113,7 @@ describe('the issued-at annotation', () => {
   });
 
   it("shows an invalid value in its Warning without the sender's control or bidi characters", async () => {
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'odd',
-      kind: 'ReplicaSet',
-      labels: { app: 'odd' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['odd'], { replicas: 1 });
     // An 8-bit CSI (clears the screen), an 8-bit OSC (retitles the window), a bidi override.
     annotate('controls', 'odd', '2026-01-01\u009b2J\u009d0;owned\u009c\u202eZ00:00:00T');
     expect((await h.post(watchEvent('controls'))).status).toBe(202);
@@ -150,13 +127,7 @@ describe('the issued-at annotation', () => {
 
   it('is the issuance a dry run plans with: pods created at or after it are left alone', async () => {
     const before = new Date(Date.now() - 60_000).toISOString();
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'plan',
-      kind: 'ReplicaSet',
-      labels: { app: 'plan' },
-      replicas: 1,
-    });
+    addApps(h, NS, ['plan'], { replicas: 1 });
     annotate('planned', 'plan', before);
     const answer = await h.post(watchEvent('planned'));
     expect(answer.body.duplicate).toBe(false);

@@ -6,6 +6,8 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 describe('issuedAt', () => {
   let h: Harness;
@@ -67,14 +69,7 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
     });
 
   it('counts as the moment it was received: the genuine events after it are new runs', async () => {
-    h.sim.addWorkload({
-      namespace: 'ahead',
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 1,
-      readinessDelayMs: 50,
-    });
+    addApps(h, 'ahead', ['web'], { replicas: 1, readinessDelayMs: 50 });
     h.sim.applyDirective(
       directive('ahead', 'rounds', [{ namespace: 'ahead', labels: { app: 'web' } }]),
     );
@@ -119,19 +114,13 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
       labels: { app: 'gated' },
       createdAt: new Date(Date.now() - 60_000),
     });
-    h.sim.putSecret('ahead', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('ahead', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    unsyncedRootCert(h, 'ahead');
     h.sim.applyDirective(
       directive('ahead', 'gated', [
         {
           namespace: 'ahead',
           labels: { app: 'gated' },
-          rootCertSync: {
-            secretRef: { name: 'cacerts', namespace: 'ahead' },
-            secretKey: 'root-cert.pem',
-            configMapRef: { name: 'istio-ca-root-cert', namespace: 'ahead' },
-            configMapKey: 'root-cert.pem',
-          },
+          rootCertSync: rootCertSync('ahead'),
         },
       ]),
     );
@@ -141,7 +130,7 @@ describe('an issuedAt ahead of the clock (up to 5 minutes)', () => {
     // than a second after the run was accepted: it already has the new certificate.
     await sleep(2100);
     h.sim.addPod({ namespace: 'ahead', name: 'late-pod', labels: { app: 'gated' } });
-    h.sim.putConfigMap('ahead', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'ahead');
     const done = await waitForState(h, 'ahead', 'gated', 'FINISHED');
     expect(done.status.podsBounced).toEqual([{ bouncedPods: ['old-pod'] }]);
     expect(h.sim.deletedPods().map((pod) => pod.name)).not.toContain('late-pod');

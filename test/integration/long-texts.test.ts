@@ -4,14 +4,9 @@
 // stay short too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startFakePrometheus, type FakePrometheus } from '../support/fake-prometheus.js';
-import {
-  directive,
-  eventually,
-  startHarness,
-  waitForState,
-  type Harness,
-} from '../support/harness.js';
+import type { FakePrometheus } from '../support/fake-prometheus.js';
+import { startGatedOnePod } from '../support/gated.js';
+import { waitForEvents, waitForReady, waitForState, type Harness } from '../support/harness.js';
 import { LogCapture } from '../support/log-capture.js';
 
 const NS = 'long-texts';
@@ -27,24 +22,10 @@ describe('a text longer than the API server takes', () => {
   const logs = new LogCapture();
 
   beforeAll(async () => {
-    prom = await startFakePrometheus();
-    prom.firing.add(LONG_ALERT);
-    h = await startHarness('long-texts', {
-      env: { PROMETHEUS_URL: prom.url, GATE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'debug' },
+    ({ h, prom } = await startGatedOnePod('long-texts', NS, LONG_ALERT, {
+      env: { LOG_LEVEL: 'debug' },
       logDestination: logs,
-    });
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'app',
-      kind: 'ReplicaSet',
-      labels: { app: 'app' },
-      replicas: 1,
-    });
-    const selectors = [{ namespace: NS, labels: { app: 'app' } }];
-    h.sim.applyDirective({
-      ...directive(NS, 'certs', selectors),
-      spec: { gates: [{ alerts: 'Mesh.*' }], podsToBounce: selectors },
-    });
+    }));
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -53,25 +34,16 @@ describe('a text longer than the API server takes', () => {
 
   it('is written cut short in Ready and the Events, and the run goes on once the gate opens', async () => {
     expect((await h.post({ directive: { namespace: NS, name: 'certs' } })).status).toBe(202);
-    const ready = await eventually('Ready to say Gated', () => {
-      const conditions = (h.sim.getDirective(NS, 'certs') as any)?.status?.conditions ?? [];
-      const condition = conditions.find((c: any) => c.type === 'Ready');
-      return condition?.reason === 'Gated' ? condition : undefined;
-    });
+    const ready = await waitForReady(h, NS, 'certs', 'Gated');
     expect(ready.message).toContain('firing: Mesh\u{1F525}');
     expect(Buffer.byteLength(ready.message)).toBeLessThanOrEqual(4096);
     expect(ready.message.endsWith('…')).toBe(true);
     expect(ready.message).not.toMatch(LONE_SURROGATE);
     // The Event follows the status write that it tells.
-    const gated = await eventually('a Gated Event', () => {
-      const events = h.sim
-        .events()
-        .filter((e: any) => e.involvedObject?.namespace === NS && e.reason === 'Gated');
-      return events.length > 0 ? events : undefined;
-    });
+    const gated = await waitForEvents(h, NS, 'Gated');
     for (const event of gated) {
-      expect(Buffer.byteLength((event as any).message)).toBeLessThanOrEqual(1024);
-      expect((event as any).message).not.toMatch(LONE_SURROGATE);
+      expect(Buffer.byteLength(event.message)).toBeLessThanOrEqual(1024);
+      expect(event.message).not.toMatch(LONE_SURROGATE);
     }
     prom.firing.clear();
     await waitForState(h, NS, 'certs', 'FINISHED');

@@ -6,6 +6,8 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 describe('rootCertSync', () => {
   let h: Harness;
@@ -15,27 +17,15 @@ describe('rootCertSync', () => {
   afterAll(async () => h.close());
 
   it('deletes nothing while the ConfigMap differs from the Secret, and proceeds once they match', async () => {
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 2,
-    });
-    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 2 });
+    unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('bookinfo', 'reviews-certs', [
         {
           namespace: 'bookinfo',
           labels: { app: 'reviews' },
           waitForReplicas: 2,
-          rootCertSync: {
-            secretRef: { name: 'cacerts', namespace: 'istio-system' },
-            secretKey: 'root-cert.pem',
-            configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
-            configMapKey: 'root-cert.pem',
-          },
+          rootCertSync: rootCertSync('istio-system', 'bookinfo'),
         },
       ]),
     );
@@ -52,7 +42,7 @@ describe('rootCertSync', () => {
     expect(h.sim.deletedPods()).toEqual([]);
     expect((h.sim.getDirective('bookinfo', 'reviews-certs') as any).status.podsBounced).toEqual([]);
 
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'bookinfo');
     await waitForState(h, 'bookinfo', 'reviews-certs', 'FINISHED');
     expect(h.sim.deletedPods()).toHaveLength(2);
   });

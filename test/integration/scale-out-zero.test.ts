@@ -8,6 +8,8 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
 /**
  * KEDA may scale the workers to zero while a job waits (delayed) for a gate. The wait must still be
@@ -22,28 +24,16 @@ describe('workers scaled to zero while a job waits', () => {
   afterAll(async () => h.close());
 
   it('resumes the delayed re-check when a worker comes back, and the directive finishes', async () => {
-    h.sim.addWorkload({
-      namespace: 'bookinfo',
-      name: 'reviews',
-      kind: 'ReplicaSet',
-      labels: { app: 'reviews' },
-      replicas: 3,
-    });
+    addApps(h, 'bookinfo', ['reviews'], { replicas: 3 });
     const originals = podUids(h, 'bookinfo');
-    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    unsyncedRootCert(h, 'istio-system', 'bookinfo');
     h.sim.applyDirective(
       directive('bookinfo', 'parked', [
         {
           namespace: 'bookinfo',
           labels: { app: 'reviews' },
           waitForReplicas: 3,
-          rootCertSync: {
-            secretRef: { name: 'cacerts', namespace: 'istio-system' },
-            secretKey: 'root-cert.pem',
-            configMapRef: { name: 'istio-ca-root-cert', namespace: 'bookinfo' },
-            configMapKey: 'root-cert.pem',
-          },
+          rootCertSync: rootCertSync('istio-system', 'bookinfo'),
         },
       ]),
     );
@@ -60,7 +50,7 @@ describe('workers scaled to zero while a job waits', () => {
     expect(await h.serve.queue.getWorkersCount()).toBe(0);
 
     // The gate opens and the job's delay runs out with no worker to notice: nothing moves...
-    h.sim.putConfigMap('bookinfo', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'bookinfo');
     // BullMQ scores a delayed job by its due time (ms, shifted left 12 bits).
     const prefix = h.config.queuePrefix;
     const jobId = selectorJobId(uid, 1, '0', 0);

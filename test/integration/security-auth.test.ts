@@ -1,16 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceAccountJwt } from '../../src/sim/index.js';
 import { startCli, stopCli } from '../support/processes.js';
 import { directive, eventually, startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { onePodDirective } from '../support/workloads.js';
+import {
+  projectedToken,
+  registerServiceAccount,
+  tokenReviewEnv,
+} from '../support/service-accounts.js';
 
 const HMAC_SECRET = 'hmac-secret-5f1d9c2e7a';
-const AUDIENCE = 'pod-bouncer';
-const sa = (namespace: string, name: string, audience = AUDIENCE): string =>
-  serviceAccountJwt({ namespace, name, audiences: [audience] });
-const ALLOWED_SA_TOKEN = sa('cert-manager', 'issuer');
-const OTHER_SA_TOKEN = sa('default', 'intruder');
-const WRONG_AUDIENCE_TOKEN = sa('cert-manager', 'issuer', 'some-other-api');
+const ALLOWED_SA_TOKEN = projectedToken('cert-manager:issuer');
+const OTHER_SA_TOKEN = projectedToken('default:intruder');
+const WRONG_AUDIENCE_TOKEN = projectedToken('cert-manager:issuer', 'some-other-api');
 
 function sign(body: string, secret = HMAC_SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -24,32 +26,13 @@ describe('authentication of the events endpoint (all modes combined)', () => {
       env: {
         WEBHOOK_TOKENS: `${TOKEN},second-token-77`,
         WEBHOOK_HMAC_SECRET: HMAC_SECRET,
-        WEBHOOK_TOKENREVIEW_AUDIENCE: AUDIENCE,
-        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'cert-manager:issuer',
+        ...tokenReviewEnv('cert-manager:issuer'),
       },
     });
-    h.sim.registerToken(ALLOWED_SA_TOKEN, {
-      username: 'system:serviceaccount:cert-manager:issuer',
-      audiences: [AUDIENCE],
-    });
-    h.sim.registerToken(OTHER_SA_TOKEN, {
-      username: 'system:serviceaccount:default:intruder',
-      audiences: [AUDIENCE],
-    });
-    h.sim.registerToken(WRONG_AUDIENCE_TOKEN, {
-      username: 'system:serviceaccount:cert-manager:issuer',
-      audiences: ['some-other-api'],
-    });
-    h.sim.addWorkload({
-      namespace: 'authns',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('authns', 'certs', [{ namespace: 'authns', labels: { app: 'istiod' } }]),
-    );
+    registerServiceAccount(h, ALLOWED_SA_TOKEN, 'cert-manager:issuer');
+    registerServiceAccount(h, OTHER_SA_TOKEN, 'default:intruder');
+    registerServiceAccount(h, WRONG_AUDIENCE_TOKEN, 'cert-manager:issuer', ['some-other-api']);
+    onePodDirective(h, 'authns', 'certs');
   });
   afterAll(async () => h.close());
 

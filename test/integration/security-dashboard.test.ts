@@ -7,11 +7,11 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
+import { DASHBOARD, basic } from '../support/dashboard.js';
+import { addApps, onePodDirective } from '../support/workloads.js';
 
-const USER = 'ops';
-const PASSWORD = 'dashboard-password-0123';
 const AUTH = {
-  authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`,
+  authorization: basic(),
   'content-type': 'application/json',
 };
 
@@ -73,15 +73,9 @@ describe('the dashboard write guard decides on the route that matched', () => {
   beforeAll(async () => {
     h = await startHarness('dash-guard', {
       worker: false,
-      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+      env: DASHBOARD,
     });
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
+    addApps(h, 'istio-system', ['istiod'], { replicas: 1 });
     h.sim.applyDirective(
       directive('istio-system', 'kept', [
         { namespace: 'istio-system', labels: { app: 'istiod' } },
@@ -121,23 +115,12 @@ describe('the dashboard write guard decides on the route that matched', () => {
 describe('the dashboard retries failed jobs only', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('dash-retry', {
-      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
-    });
+    h = await startHarness('dash-retry', { env: DASHBOARD });
   });
   afterAll(async () => h.close());
 
   it('refuses to retry a completed selector job, which would bounce its pods again', async () => {
-    h.sim.addWorkload({
-      namespace: 'istio-system',
-      name: 'istiod',
-      kind: 'ReplicaSet',
-      labels: { app: 'istiod' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('istio-system', 'done', [{ namespace: 'istio-system', labels: { app: 'istiod' } }]),
-    );
+    onePodDirective(h, 'istio-system', 'done');
     const accepted = await h.post({ directive: { namespace: 'istio-system', name: 'done' } });
     expect(accepted.status).toBe(202);
     await waitForState(h, 'istio-system', 'done', 'FINISHED');

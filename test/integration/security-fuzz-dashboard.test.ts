@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { onePodDirective } from '../support/workloads.js';
+import { DASHBOARD, DASHBOARD_USER, basic } from '../support/dashboard.js';
 
 /**
  * Property, with the dashboard mounted: whatever method, path under /admin/queues, query string,
@@ -8,10 +10,6 @@ import { directive, startHarness, TOKEN, type Harness } from '../support/harness
  * credentials, every 4xx has the {error, message} body, and no refused request changes the queue.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
-const USER = 'ops';
-const PASSWORD = 'dashboard-password-0123';
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 const Q = '/admin/queues/api/queues/bounce';
 const jobId = fc.oneof(
@@ -61,8 +59,8 @@ const payload = fc.oneof(
 type Credential = 'dashboard' | 'wrong' | 'token' | 'none';
 const credential = fc.constantFrom<Credential>('dashboard', 'wrong', 'token', 'none');
 const headersOf: Record<Credential, Record<string, string>> = {
-  dashboard: { authorization: basic(USER, PASSWORD) },
-  wrong: { authorization: basic(USER, 'not-the-password') },
+  dashboard: { authorization: basic() },
+  wrong: { authorization: basic(DASHBOARD_USER, 'not-the-password') },
   token: { authorization: `Bearer ${TOKEN}` },
   none: {},
 };
@@ -72,18 +70,9 @@ describe('fuzzing the dashboard', () => {
   beforeAll(async () => {
     h = await startHarness('fuzz-dashboard', {
       worker: false,
-      env: { DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD },
+      env: DASHBOARD,
     });
-    h.sim.addWorkload({
-      namespace: 'fuzz',
-      name: 'target',
-      kind: 'ReplicaSet',
-      labels: { app: 'target' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('fuzz', 'target', [{ namespace: 'fuzz', labels: { app: 'target' } }]),
-    );
+    onePodDirective(h, 'fuzz', 'target', { app: 'target' });
     // A job to aim at: waiting, as no worker runs here.
     expect((await h.post({ directive: { namespace: 'fuzz', name: 'target' } })).status).toBe(202);
   });

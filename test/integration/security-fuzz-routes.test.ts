@@ -3,8 +3,13 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpsApp } from '../../src/ingress/ops-app.js';
-import { serviceAccountJwt } from '../../src/sim/index.js';
-import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { onePodDirective } from '../support/workloads.js';
+import {
+  projectedToken,
+  registerServiceAccount,
+  tokenReviewEnv,
+} from '../support/service-accounts.js';
 
 /**
  * Property, with every auth mode on at once (static tokens, HMAC, Standard Webhooks, TokenReview):
@@ -20,16 +25,8 @@ import { directive, startHarness, TOKEN, type Harness } from '../support/harness
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const HMAC_SECRET = 'fuzz-hmac-secret-42';
 const STANDARD_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const SA_TOKEN = serviceAccountJwt({
-  namespace: 'fuzz',
-  name: 'sender',
-  audiences: ['pod-bouncer'],
-});
-const OTHER_SA_TOKEN = serviceAccountJwt({
-  namespace: 'fuzz',
-  name: 'other',
-  audiences: ['pod-bouncer'],
-});
+const SA_TOKEN = projectedToken('fuzz:sender');
+const OTHER_SA_TOKEN = projectedToken('fuzz:other');
 const sender = new Webhook(STANDARD_SECRET);
 
 const segment = fc.oneof(
@@ -203,28 +200,12 @@ describe('fuzzing the directive routes and the events endpoint in every auth mod
       env: {
         WEBHOOK_HMAC_SECRET: HMAC_SECRET,
         WEBHOOK_STANDARD_SECRET: STANDARD_SECRET,
-        WEBHOOK_TOKENREVIEW_AUDIENCE: 'pod-bouncer',
-        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'fuzz:sender',
+        ...tokenReviewEnv('fuzz:sender'),
       },
     });
-    h.sim.registerToken(SA_TOKEN, {
-      username: 'system:serviceaccount:fuzz:sender',
-      audiences: ['pod-bouncer'],
-    });
-    h.sim.registerToken(OTHER_SA_TOKEN, {
-      username: 'system:serviceaccount:fuzz:other',
-      audiences: ['pod-bouncer'],
-    });
-    h.sim.addWorkload({
-      namespace: 'fuzz',
-      name: 'target',
-      kind: 'ReplicaSet',
-      labels: { app: 'target' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('fuzz', 'target', [{ namespace: 'fuzz', labels: { app: 'target' } }]),
-    );
+    registerServiceAccount(h, SA_TOKEN, 'fuzz:sender');
+    registerServiceAccount(h, OTHER_SA_TOKEN, 'fuzz:other');
+    onePodDirective(h, 'fuzz', 'target', { app: 'target' });
   });
   afterAll(async () => h.close());
 

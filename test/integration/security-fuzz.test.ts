@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, startHarness, TOKEN, type Harness } from '../support/harness.js';
+import { onePodDirective } from '../support/workloads.js';
 
 /**
  * Property: whatever arrives at POST /v1/events — any JSON, near-valid shapes of every kind the
@@ -227,16 +228,7 @@ describe('fuzzing POST /v1/events', () => {
   beforeAll(async () => {
     // No worker: accepted jobs stay in the queue, where the test can count them.
     h = await startHarness('fuzz', { worker: false });
-    h.sim.addWorkload({
-      namespace: 'fuzz',
-      name: 'target',
-      kind: 'ReplicaSet',
-      labels: { app: 'target' },
-      replicas: 1,
-    });
-    h.sim.applyDirective(
-      directive('fuzz', 'target', [{ namespace: 'fuzz', labels: { app: 'target' } }]),
-    );
+    onePodDirective(h, 'fuzz', 'target', { app: 'target' });
   });
   afterAll(async () => h.close());
 

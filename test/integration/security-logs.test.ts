@@ -4,6 +4,7 @@ import { SIM_TOKEN } from '../../src/sim/kubeconfig.js';
 import { serviceAccountJwt } from '../../src/sim/index.js';
 import { LogCapture } from '../support/log-capture.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { rootCertSync } from '../support/root-cert.js';
 
 const STATIC_TOKEN = 'static-token-Qm9vZ3Vz7731';
 const HMAC_SECRET = 'hmac-secret-Zx81Yq0Lw2';
@@ -55,16 +56,11 @@ describe('secrets never reach the logs', () => {
         readinessDelayMs: 50,
       });
     }
-    const rootCertSync = {
-      secretRef: { name: 'cacerts', namespace: 'istio-system' },
-      secretKey: 'root-cert.pem',
-      configMapRef: { name: 'istio-ca-root-cert', namespace: 'mesh' },
-      configMapKey: 'root-cert.pem',
-    };
+    const sync = rootCertSync('istio-system', 'mesh');
     const body = (name: string, app: string) =>
       JSON.stringify({
         directive: directive('mesh', name, [
-          { namespace: 'mesh', labels: { app }, waitForReplicas: 2, rootCertSync },
+          { namespace: 'mesh', labels: { app }, waitForReplicas: 2, rootCertSync: sync },
         ]),
       });
     const post = (raw: string, headers: Record<string, string>) =>

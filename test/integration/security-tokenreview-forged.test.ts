@@ -1,10 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceAccountJwt } from '../../src/sim/index.js';
 import { LogCapture } from '../support/log-capture.js';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import {
+  AUDIENCE,
+  dryRunWith,
+  projectedToken,
+  registerServiceAccount,
+  startTokenReviewHarness,
+  tokenReviews,
+} from '../support/service-accounts.js';
 
-const AUDIENCE = 'pod-bouncer';
 const ACCOUNT = { namespace: 'cert-manager', name: 'issuer' };
 const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -31,37 +37,17 @@ function forged(): string {
 describe('TokenReview: forged tokens naming an allowed account cost the genuine ones nothing', () => {
   let h: Harness;
   const capture = new LogCapture();
-  const ref = JSON.stringify({ directive: { namespace: 'forgedns', name: 'certs' } });
-  const send = (token: string) =>
-    fetch(`${h.serve.url}/v1/events?dryRun=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: ref,
-    });
-  const reviews = (): number =>
-    h.sim.requests().filter((request) => request.resource === 'tokenreviews').length;
+  const send = (token: string) => dryRunWith(h, 'forgedns', token);
+  const reviews = (): number => tokenReviews(h);
   /** A genuine token of the allowed account, newly minted and known to the API server. */
   const genuine = (): string => {
-    const token = serviceAccountJwt({ ...ACCOUNT, audiences: [AUDIENCE] });
-    h.sim.registerToken(token, {
-      username: `system:serviceaccount:${ACCOUNT.namespace}:${ACCOUNT.name}`,
-      audiences: [AUDIENCE],
-    });
+    const token = projectedToken('cert-manager:issuer');
+    registerServiceAccount(h, token, 'cert-manager:issuer');
     return token;
   };
 
   beforeAll(async () => {
-    h = await startHarness('tokenforged', {
-      worker: false,
-      logDestination: capture,
-      env: {
-        LOG_LEVEL: 'info',
-        WEBHOOK_TOKENS: '',
-        WEBHOOK_TOKENREVIEW_AUDIENCE: AUDIENCE,
-        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'cert-manager:issuer',
-      },
-    });
-    h.sim.applyDirective(directive('forgedns', 'certs', [{ namespace: 'forgedns', labels: {} }]));
+    h = await startTokenReviewHarness('tokenforged', 'forgedns', capture);
   });
   afterAll(async () => h.close());
 

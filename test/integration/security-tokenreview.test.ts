@@ -2,9 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_REVIEW_BUDGET } from '../../src/kube/token-review.js';
 import { serviceAccountJwt } from '../../src/sim/index.js';
 import { LogCapture } from '../support/log-capture.js';
-import { directive, startHarness, type Harness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import {
+  AUDIENCE,
+  dryRunWith,
+  registerServiceAccount,
+  startTokenReviewHarness,
+  tokenReviews,
+} from '../support/service-accounts.js';
 
-const AUDIENCE = 'pod-bouncer';
 const issuer = (audiences = [AUDIENCE], expiresInSeconds?: number): string =>
   serviceAccountJwt({
     namespace: 'cert-manager',
@@ -23,15 +29,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 describe('TokenReview: verdicts cached by token digest, reviews on a budget of their own', () => {
   let h: Harness;
   const capture = new LogCapture();
-  const ref = JSON.stringify({ directive: { namespace: 'trns', name: 'certs' } });
-  const send = (token: string) =>
-    fetch(`${h.serve.url}/v1/events?dryRun=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: ref,
-    });
-  const reviews = (): number =>
-    h.sim.requests().filter((request) => request.resource === 'tokenreviews').length;
+  const send = (token: string) => dryRunWith(h, 'trns', token);
+  const reviews = (): number => tokenReviews(h);
   /**
    * Waves of 50 concurrent requests, half junk tokens and half strangers' well-formed ones, until
    * stopped (40 waves at most); `stop` answers how many were sent.
@@ -66,25 +65,12 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
     sleep((TOKEN_REVIEW_BUDGET.burst / TOKEN_REVIEW_BUDGET.qps) * 1000);
 
   beforeAll(async () => {
-    h = await startHarness('tokenreview', {
-      worker: false,
-      logDestination: capture,
-      env: {
-        LOG_LEVEL: 'info',
-        WEBHOOK_TOKENS: '',
-        WEBHOOK_TOKENREVIEW_AUDIENCE: AUDIENCE,
-        WEBHOOK_ALLOWED_SERVICEACCOUNTS: 'cert-manager:issuer',
-      },
-    });
-    h.sim.registerToken(ALLOWED, {
-      username: 'system:serviceaccount:cert-manager:issuer',
-      audiences: [AUDIENCE],
-    });
+    h = await startTokenReviewHarness('tokenreview', 'trns', capture);
+    registerServiceAccount(h, ALLOWED, 'cert-manager:issuer');
     h.sim.registerToken(LOOSE, {
       username: 'system:serviceaccount:cert-manager:issuer',
       reviewAudiences: ['https://kubernetes.default.svc'],
     });
-    h.sim.applyDirective(directive('trns', 'certs', [{ namespace: 'trns', labels: {} }]));
   });
   afterAll(async () => h.close());
 
@@ -159,10 +145,7 @@ describe('TokenReview: verdicts cached by token digest, reviews on a budget of t
       for (let attempt = 0; attempt < 6; attempt += 1) {
         await sleep(150);
         const token = issuer();
-        h.sim.registerToken(token, {
-          username: 'system:serviceaccount:cert-manager:issuer',
-          audiences: [AUDIENCE],
-        });
+        registerServiceAccount(h, token, 'cert-manager:issuer');
         fresh.push((await send(token)).status);
       }
       expect(await flooding.stop()).toBeGreaterThan(300);

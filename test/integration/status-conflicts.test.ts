@@ -3,6 +3,7 @@
 // outlast the writer's bound run the step again later instead of failing the run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { addApps } from '../support/workloads.js';
 
 describe('status write conflicts', () => {
   let h: Harness;
@@ -34,13 +35,7 @@ describe('status write conflicts', () => {
 
   it('more than 10 conflicts in a row on one write: the run ends FINISHED, not FAILED', async () => {
     const ns = 'forced';
-    h.sim.addWorkload({
-      namespace: ns,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels: { app: 'web' },
-      replicas: 2,
-    });
+    addApps(h, ns, ['web'], { replicas: 2 });
     h.sim.applyDirective(directive(ns, 'web', [{ namespace: ns, labels: { app: 'web' } }]));
     h.sim.resetRequests();
     // Every status write conflicts, 25 times: more than the writer's own bound (10) twice over.

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { defaultCrdPath } from '../../src/sim/crd.js';
-import { startFakePrometheus, type FakePrometheus } from '../support/fake-prometheus.js';
-import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import type { FakePrometheus } from '../support/fake-prometheus.js';
+import { startGatedOnePod } from '../support/gated.js';
+import { waitForState, type Harness } from '../support/harness.js';
 
 const NS = 'refused';
 
@@ -35,25 +36,10 @@ describe('a status write the API server refuses', () => {
   let prom: FakePrometheus;
 
   beforeAll(async () => {
-    prom = await startFakePrometheus();
     // Its Gated message does not fit this cluster's CRD.
-    prom.firing.add(`Mesh${'x'.repeat(300)}`);
-    h = await startHarness('status-refused', {
-      env: { PROMETHEUS_URL: prom.url, GATE_INTERVAL_SECONDS: '1' },
+    ({ h, prom } = await startGatedOnePod('status-refused', NS, `Mesh${'x'.repeat(300)}`, {
       crdPath: await tighterCrd(120),
-    });
-    h.sim.addWorkload({
-      namespace: NS,
-      name: 'app',
-      kind: 'ReplicaSet',
-      labels: { app: 'app' },
-      replicas: 1,
-    });
-    const selectors = [{ namespace: NS, labels: { app: 'app' } }];
-    h.sim.applyDirective({
-      ...directive(NS, 'certs', selectors),
-      spec: { gates: [{ alerts: 'Mesh.*' }], podsToBounce: selectors },
-    });
+    }));
   }, 60_000);
   afterAll(async () => {
     await h?.close();

@@ -8,13 +8,10 @@ import {
   waitForState,
   type Harness,
 } from '../support/harness.js';
+import { rootCertSync, syncRootCert, unsyncedRootCert } from '../support/root-cert.js';
+import { addApps } from '../support/workloads.js';
 
-const SYNC = {
-  secretRef: { name: 'cacerts', namespace: 'istio-system' },
-  secretKey: 'root-cert.pem',
-  configMapRef: { name: 'istio-ca-root-cert', namespace: 'shop' },
-  configMapKey: 'root-cert.pem',
-};
+const SYNC = rootCertSync('istio-system', 'shop');
 
 describe('watch-driven wake-ups (POLL_INTERVAL_MS=60000)', () => {
   let h: Harness;
@@ -56,15 +53,8 @@ describe('watch-driven wake-ups (POLL_INTERVAL_MS=60000)', () => {
   });
 
   it('wakes rootCertSync when the ConfigMap gets the new root', async () => {
-    h.sim.addWorkload({
-      namespace: 'shop',
-      name: 'cart',
-      kind: 'ReplicaSet',
-      labels: { app: 'cart' },
-      replicas: 2,
-    });
-    h.sim.putSecret('istio-system', 'cacerts', { 'root-cert.pem': 'NEW ROOT' });
-    h.sim.putConfigMap('shop', 'istio-ca-root-cert', { 'root-cert.pem': 'OLD ROOT' });
+    addApps(h, 'shop', ['cart'], { replicas: 2 });
+    unsyncedRootCert(h, 'istio-system', 'shop');
     h.sim.applyDirective(
       directive('shop', 'cart-certs', [
         { namespace: 'shop', labels: { app: 'cart' }, waitForReplicas: 0, rootCertSync: SYNC },
@@ -78,7 +68,7 @@ describe('watch-driven wake-ups (POLL_INTERVAL_MS=60000)', () => {
     );
     expect(h.sim.listPods('shop', { app: 'cart' }).every((pod) => !pod.metadata.deletionTimestamp));
 
-    h.sim.putConfigMap('shop', 'istio-ca-root-cert', { 'root-cert.pem': 'NEW ROOT' });
+    syncRootCert(h, 'shop');
     await waitForState(h, 'shop', 'cart-certs', 'FINISHED');
     expect(h.sim.deletedPods().filter((pod) => pod.name.startsWith('cart-')).length).toBe(2);
   });

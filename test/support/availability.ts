@@ -21,8 +21,6 @@ export async function probeAvailability(
   labels: Record<string, string>,
   expected: number,
 ): Promise<AvailabilityProbe> {
-  const kc = new KubeConfig();
-  kc.loadFromString(h.sim.kubeconfigYaml());
   const probe = { maxUnavailable: 0, samples: 0, stop: (): void => undefined };
   const sample = (): void => {
     const available = h.sim
@@ -31,6 +29,21 @@ export async function probeAvailability(
     probe.samples += 1;
     probe.maxUnavailable = Math.max(probe.maxUnavailable, expected - available);
   };
+  probe.stop = await onPodEvents(h, namespace, sample);
+  return probe;
+}
+
+/**
+ * Calls `sample` on every pod event of the namespace (a client-node watch over HTTP, re-opened
+ * when it ends) and on every deletion (in process, the moment it happens); answers the stop.
+ */
+export async function onPodEvents(
+  h: Harness,
+  namespace: string,
+  sample: () => void,
+): Promise<() => void> {
+  const kc = new KubeConfig();
+  kc.loadFromString(h.sim.kubeconfigYaml());
   let stopped = false;
   let request: { abort(): void } | undefined;
   const start = async (): Promise<void> => {
@@ -43,12 +56,10 @@ export async function probeAvailability(
     );
   };
   await start();
-  // Deletions are also sampled the moment they happen, in process.
   const unsubscribe = h.sim.onPodDeleted(() => sample());
-  probe.stop = (): void => {
+  return (): void => {
     stopped = true;
     unsubscribe();
     request?.abort();
   };
-  return probe;
 }

@@ -153,6 +153,30 @@ export async function waitForState(
   );
 }
 
+/** The directive's condition Ready, if it has one. */
+export function readyCondition(h: Harness, namespace: string, name: string): any {
+  const directive = h.sim.getDirective(namespace, name) as any;
+  return directive?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+}
+
+/** Waits until the directive's Ready gives `reason`, and answers that condition. */
+export async function waitForReady(h: Harness, namespace: string, name: string, reason: string) {
+  return eventually(`${namespace}/${name} Ready to say ${reason}`, () => {
+    const ready = readyCondition(h, namespace, name);
+    return ready?.reason === reason ? ready : undefined;
+  });
+}
+
+/** Waits for the Events of `reason` in `namespace`: each is written after the status write it tells. */
+export async function waitForEvents(h: Harness, namespace: string, reason: string): Promise<any[]> {
+  return eventually(`a ${reason} Event in ${namespace}`, () => {
+    const events = h.sim
+      .events()
+      .filter((e: any) => e.involvedObject?.namespace === namespace && e.reason === reason);
+    return events.length > 0 ? events : undefined;
+  });
+}
+
 /** A directive manifest with the given selectors. */
 export const directive = directiveManifest;
 

@@ -70,3 +70,36 @@ export async function queueSettled(h: Harness): Promise<void> {
     return Object.values(counts).every((count) => count === 0) ? true : undefined;
   });
 }
+
+/**
+ * Calls every directive route (GET, retry, pause, resume, abort) of namespace/name as `token`,
+ * one after the other: their answers, and the requests the API server served meanwhile.
+ */
+export async function callDirectiveRoutes(
+  h: Harness,
+  namespace: string,
+  name: string,
+  token: string,
+) {
+  const from = h.sim.requests().length;
+  const routes: Array<[string, string]> = [
+    ['GET', ''],
+    ['POST', '/retry'],
+    ['POST', '/pause'],
+    ['POST', '/resume'],
+    ['POST', '/abort'],
+  ];
+  const answers: Array<{ route: string; status: number; body: any }> = [];
+  for (const [method, suffix] of routes) {
+    const response = await fetch(`${h.serve.url}/v1/directives/${namespace}/${name}${suffix}`, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    answers.push({
+      route: `${method} ${suffix}`,
+      status: response.status,
+      body: await response.json(),
+    });
+  }
+  return { answers, served: h.sim.requests().slice(from) };
+}

@@ -1,5 +1,5 @@
-import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { isPodReady, isTerminating } from '../../src/sim/pod-factory.js';
+import { onPodEvents } from './availability.js';
 import type { Harness } from './harness.js';
 
 /** One selector of the probed directive: its labels in the namespace and its originals. */
@@ -68,25 +68,6 @@ export async function probeOrder(
     });
     probe.peak = Math.max(probe.peak, inProgress);
   };
-  const kc = new KubeConfig();
-  kc.loadFromString(h.sim.kubeconfigYaml());
-  let stopped = false;
-  let request: { abort(): void } | undefined;
-  const start = async (): Promise<void> => {
-    if (stopped) return;
-    request = await new Watch(kc).watch(
-      `/api/v1/namespaces/${namespace}/pods`,
-      {},
-      () => sample(),
-      () => void start(),
-    );
-  };
-  await start();
-  const unsubscribe = h.sim.onPodDeleted(() => sample());
-  probe.stop = (): void => {
-    stopped = true;
-    unsubscribe();
-    request?.abort();
-  };
+  probe.stop = await onPodEvents(h, namespace, sample);
   return probe;
 }
