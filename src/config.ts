@@ -7,6 +7,7 @@
 
 import type { RedisTopology } from './queue/redis-topology.js';
 import type { BounceMode } from './directive/types.js';
+import type { GatesConfig } from './gates/types.js';
 import { parseMaxUnavailable, type MaxUnavailable } from './directive/max-unavailable.js';
 import { allowedNamespaces, defaultConcurrency } from './config/access.js';
 import { authConfig, dashboard, type AuthConfig, type DashboardConfig } from './config/auth.js';
@@ -21,14 +22,13 @@ import {
   readText,
   type Env,
 } from './config/environment.js';
-import { gates, type GatesConfig } from './config/gates.js';
+import { gates } from './config/gates.js';
 import { notify, type NotifyConfig } from './config/notify.js';
 import { queuePrefix, redisTopology, redisUrl } from './config/redis.js';
 import { EVERY_NAMESPACE } from './config/variables.js';
 
 export { ConfigError } from './config/environment.js';
 export { assertAuthConfigured, hasAuthMode, type AuthConfig } from './config/auth.js';
-export type { GatesConfig } from './config/gates.js';
 export type { NotifyConfig } from './config/notify.js';
 export type { BounceMode } from './directive/types.js';
 

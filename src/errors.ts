@@ -67,6 +67,14 @@ export class AbortedError extends FinalError {
   }
 }
 
+/**
+ * A start-up condition the operator must fix; the message is one sentence saying what to do. Not a
+ * BouncerError: nothing retries it, the process ends with its sentence.
+ */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
 export function isRetryable(error: unknown): boolean {
   return error instanceof BouncerError ? error.retryable : false;
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { demoMesh, startSimulator } from '../sim/index.js';
-import { StartupError } from '../preflight.js';
+import { StartupError } from '../errors.js';
 import { commandName } from './invocation.js';
 
 function portOf(value: string): number {

@@ -1,19 +1,9 @@
 /** The gates every directive gets (GATE_ALERTS, GATE_WINDOWS), and the Prometheus they ask. */
 
 import { alertNames } from '../gates/alert-names.js';
-import type { Gate } from '../gates/types.js';
+import type { Gate, GatesConfig } from '../gates/types.js';
 import { parseWindowsText } from '../gates/windows.js';
 import { ConfigError, readHttpUrl, readInteger, readText, type Env } from './environment.js';
-
-export interface GatesConfig {
-  /** PROMETHEUS_URL: alerts and query gates need it. */
-  readonly prometheusUrl: string | undefined;
-  readonly prometheusTokenFile: string | undefined;
-  /** GATE_ALERTS and GATE_WINDOWS: the gates every directive gets. */
-  readonly installation: readonly Gate[];
-  readonly intervalSeconds: number;
-  readonly timeoutSeconds: number;
-}
 
 function alertsGate(env: Env, prometheusUrl: string | undefined): Gate | undefined {
   const alerts = readText(env, 'GATE_ALERTS');

@@ -1,10 +1,17 @@
-/** The Redis settings of the configuration: where the queue lives and the prefix of its keys. */
+/**
+ * The Redis settings of the configuration: where the queue lives (one Redis, a Sentinel-watched
+ * primary or a Redis Cluster) and the prefix of its keys. Secrets read here stay in the topology:
+ * `describeTopology` (queue/redis-topology.ts) is what logs see.
+ */
 
 import {
-  parseRedisTopology,
-  RedisSettingError,
+  hashTagOf,
+  type HostPort,
+  type RedisAuth,
   type RedisTopology,
+  type StandaloneTopology,
 } from '../queue/redis-topology.js';
+import { variable } from './variables.js';
 import { ConfigError, defaultText, readText, readUrl, type Env } from './environment.js';
 
 export function redisUrl(env: Env): string {
@@ -28,11 +35,75 @@ export function queuePrefix(env: Env): string {
   return prefix;
 }
 
-/** Sentinel and Cluster settings are parsed beside the connections they shape; errors stay ConfigErrors. */
-export function redisTopology(env: Env, prefix: string): RedisTopology {
-  try {
-    return parseRedisTopology(env, prefix);
-  } catch (error) {
-    throw error instanceof RedisSettingError ? new ConfigError(error.message) : error;
+function hostPorts(env: Env, name: string): HostPort[] | undefined {
+  const raw = readText(env, name);
+  if (raw === undefined) return undefined;
+  return raw.split(',').map((entry) => {
+    const match = /^\[?([^\s\]]+?)\]?:(\d{1,5})$/.exec(entry.trim());
+    const port = Number(match?.[2]);
+    if (match?.[1] === undefined || port < 1 || port > 65535) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of host:port entries, not "${entry.trim()}".`,
+      );
+    }
+    return { host: match[1], port };
+  });
+}
+
+function auth(env: Env): RedisAuth {
+  const tls = readText(env, 'REDIS_TLS') ?? String(variable('REDIS_TLS').default);
+  if (tls !== 'true' && tls !== 'false') {
+    throw new ConfigError(`REDIS_TLS must be true or false, not "${tls}".`);
   }
+  return {
+    username: readText(env, 'REDIS_USERNAME'),
+    password: readText(env, 'REDIS_PASSWORD'),
+    tls: tls === 'true',
+  };
+}
+
+function standalone(env: Env): StandaloneTopology {
+  const url = redisUrl(env);
+  const base = auth(env);
+  return {
+    kind: 'standalone',
+    url,
+    auth: { ...base, tls: base.tls || new URL(url).protocol === 'rediss:' },
+  };
+}
+
+/**
+ * Exactly one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES may be set (none: the local
+ * default URL). In Cluster mode the queue prefix must carry a hash tag, or BullMQ's scripts would
+ * fail with CROSSSLOT at the first flow.
+ */
+export function redisTopology(env: Env, prefix: string): RedisTopology {
+  const sentinels = hostPorts(env, 'REDIS_SENTINELS');
+  const nodes = hostPorts(env, 'REDIS_CLUSTER_NODES');
+  if (sentinels && nodes) {
+    throw new ConfigError('REDIS_SENTINELS and REDIS_CLUSTER_NODES cannot both be set.');
+  }
+  const chosen = sentinels ? 'REDIS_SENTINELS' : nodes ? 'REDIS_CLUSTER_NODES' : undefined;
+  if (chosen !== undefined && readText(env, 'REDIS_URL') !== undefined) {
+    throw new ConfigError(`REDIS_URL cannot be combined with ${chosen}; set only one.`);
+  }
+  if (sentinels) {
+    const name = readText(env, 'REDIS_SENTINEL_NAME');
+    if (name === undefined) {
+      throw new ConfigError(
+        'REDIS_SENTINEL_NAME must name the monitored master when REDIS_SENTINELS is set.',
+      );
+    }
+    const sentinelPassword = readText(env, 'REDIS_SENTINEL_PASSWORD');
+    return { kind: 'sentinel', sentinels, name, sentinelPassword, auth: auth(env) };
+  }
+  if (nodes) {
+    if (hashTagOf(prefix) === undefined) {
+      throw new ConfigError(
+        `QUEUE_PREFIX must carry a Redis Cluster hash tag such as "{pod-bouncer}" when REDIS_CLUSTER_NODES is set, not "${prefix}".`,
+      );
+    }
+    return { kind: 'cluster', nodes, auth: auth(env) };
+  }
+  return standalone(env);
 }

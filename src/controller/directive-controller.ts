@@ -1,4 +1,4 @@
-import { annotatedIssuance, describedByStatus } from '../directive/issued-at.js';
+import { annotatedIssuance, describedByStatus } from '../events/issued-at.js';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { normalizeBody } from '../events/normalize.js';
 import type { IngestDeps } from '../ingest/deps.js';

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { loadConfig } from '../config.js';
-import { checkRedis, StartupError } from '../preflight.js';
+import { StartupError } from '../errors.js';
+import { checkRedis } from '../preflight.js';
 import { redisAnswers, redisTarget } from '../queue/redis-watch.js';
 import type { Print } from './progress.js';
 

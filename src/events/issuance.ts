@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { annotatedIssuance } from '../directive/issued-at.js';
 import { ISSUED_AT_ANNOTATION, type Directive } from '../directive/types.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
 import { plainText } from '../plain-text.js';
+import { annotatedIssuance } from './issued-at.js';
 
 type Accepted = Exclude<CertIssued, { kind: 'ignored' }>;
 

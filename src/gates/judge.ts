@@ -5,7 +5,6 @@
  */
 
 import { gateVerdicts } from '../metrics/registry.js';
-import type { GatesConfig } from '../config.js';
 import { plainText } from '../plain-text.js';
 import { alertNames } from './alert-names.js';
 import { PrometheusClient, PrometheusError, type QueryResult } from './prometheus.js';
@@ -14,6 +13,7 @@ import {
   kindOf,
   type Gate,
   type GateKind,
+  type GatesConfig,
   type QueryGate,
   type Verdict,
 } from './types.js';

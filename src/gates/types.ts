@@ -33,6 +33,17 @@ export interface WindowsGate {
 
 export type Gate = AlertsGate | QueryGate | WindowsGate;
 
+/** The installation's gates and the Prometheus they ask, as the environment sets them. */
+export interface GatesConfig {
+  /** PROMETHEUS_URL: alerts and query gates need it. */
+  readonly prometheusUrl: string | undefined;
+  readonly prometheusTokenFile: string | undefined;
+  /** GATE_ALERTS and GATE_WINDOWS: the gates every directive gets. */
+  readonly installation: readonly Gate[];
+  readonly intervalSeconds: number;
+  readonly timeoutSeconds: number;
+}
+
 /** A gate's verdict: open, or closed with the reason a person reads in the Ready message. */
 export type Verdict = { open: true } | { open: false; why: string };
 

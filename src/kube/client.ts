@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig-checks.js';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
@@ -115,10 +116,7 @@ if (typeof createDispatcher === 'function') {
  * default search (in-cluster service account, else ~/.kube/config), then the chosen context if
  * one is named (KUBE_CONTEXT).
  */
-export function loadKubeConfig(config: {
-  kubeconfig?: string | undefined;
-  kubeContext?: string | undefined;
-}): ConnectionReusingKubeConfig {
+export function loadKubeConfig(config: KubeAccess): ConnectionReusingKubeConfig {
   const kubeConfig = new ConnectionReusingKubeConfig();
   if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
   else kubeConfig.loadFromDefault();

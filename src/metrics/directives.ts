@@ -1,6 +1,5 @@
-import type { DirectiveStatus } from '../directive/types.js';
+import type { Directive, DirectiveStatus } from '../directive/types.js';
 import { packageVersion } from '../package-root.js';
-import type { TransitionWritten } from '../status/writer.js';
 import { STATES, trackDirective } from './directive-series.js';
 import {
   buildInfo,
@@ -25,11 +24,21 @@ export function recordBuildInfo(role: string): void {
   buildInfo.set({ version: versionOrUnknown(), node: process.version, role }, 1);
 }
 
+/**
+ * What the series read of a status write the API server accepted (the status writer's
+ * `TransitionWritten`): the transition's name, the status written over, the directive after it.
+ */
+export interface ObservedTransition {
+  readonly transition: { readonly describe: string };
+  readonly before: DirectiveStatus;
+  readonly directive: Pick<Directive, 'metadata' | 'status'>;
+}
+
 /** Directives this process has a gated-since series for. */
 const gatedHere = new Set<string>();
 
 /** Since when the directive's Ready condition says Gated, while it does (an alert's input). */
-function observeGated(written: TransitionWritten, seconds: number): void {
+function observeGated(written: ObservedTransition, seconds: number): void {
   const { namespace, name } = written.directive.metadata;
   const gated = (status: DirectiveStatus | undefined): boolean =>
     status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'Gated';
@@ -49,7 +58,7 @@ function observeGated(written: TransitionWritten, seconds: number): void {
  * The status writer's hook: the directive's state series (1 for the state just written, 0 for
  * the others), when it last changed and, for FINISHED, when its run finished.
  */
-export function observeTransition(written: TransitionWritten, now = Date.now()): void {
+export function observeTransition(written: ObservedTransition, now = Date.now()): void {
   const { namespace, name } = written.directive.metadata;
   statusTransitions.inc({ transition: written.transition.describe });
   const state = written.directive.status?.state;

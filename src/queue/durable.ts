@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
 import { BouncerError, TransientError } from '../errors.js';
 import type { ApiQueues } from './api-queues.js';
 import { GroupCommit } from './group-commit.js';
 import type { RecentRuns } from './recent-runs.js';
+import type { RedisTopology } from './redis-topology.js';
 import { waitForReplica } from './replication.js';
 
 // The durability protocol of an answer (ADR 0005): a run is answered only once its jobs are in
@@ -11,9 +11,18 @@ import { waitForReplica } from './replication.js';
 
 const DAY_SECONDS = 24 * 3600;
 
+/** What durability reads of the configuration: where the queue lives, and the runs' bounds. */
+export interface DurableSettings {
+  readonly redis: RedisTopology;
+  readonly queuePrefix: string;
+  readonly retentionDays: number;
+  readonly maxRunsPerHour: number;
+  readonly defaultMaxConcurrentSelectors: number;
+}
+
 /** What enqueuing runs durably needs of the process that answers events. */
 export interface DurableDeps {
-  config: Config;
+  config: DurableSettings;
   redis: Redis;
   queues: Pick<ApiQueues, 'flows'>;
   recentRuns?: RecentRuns;

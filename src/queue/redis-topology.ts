@@ -1,11 +1,8 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 
-import { defaultText } from '../config/environment.js';
-import { variable } from '../config/variables.js';
-
 /**
  * Where the queue lives: one Redis (`REDIS_URL`), a Sentinel-watched primary (`REDIS_SENTINELS`)
- * or a Redis Cluster (`REDIS_CLUSTER_NODES`). Parsed once at start-up by `loadConfig`; the
+ * or a Redis Cluster (`REDIS_CLUSTER_NODES`). Read once at start-up (config/redis.ts); the
  * connection factories turn it into ioredis clients. Secrets stay in here and are never logged:
  * `describeTopology` is what logs see.
  */
@@ -46,60 +43,6 @@ export interface ClusterTopology {
   readonly auth: RedisAuth;
 }
 
-/** A Redis setting that cannot work; the message is one sentence naming the variable. */
-export class RedisSettingError extends Error {
-  override readonly name = 'RedisSettingError';
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function hostPorts(env: Env, name: string): HostPort[] | undefined {
-  const raw = read(env, name);
-  if (raw === undefined) return undefined;
-  return raw.split(',').map((entry) => {
-    const match = /^\[?([^\s\]]+?)\]?:(\d{1,5})$/.exec(entry.trim());
-    const port = Number(match?.[2]);
-    if (match?.[1] === undefined || port < 1 || port > 65535) {
-      throw new RedisSettingError(
-        `${name} must be a comma-separated list of host:port entries, not "${entry.trim()}".`,
-      );
-    }
-    return { host: match[1], port };
-  });
-}
-
-function auth(env: Env): RedisAuth {
-  const tls = read(env, 'REDIS_TLS') ?? String(variable('REDIS_TLS').default);
-  if (tls !== 'true' && tls !== 'false') {
-    throw new RedisSettingError(`REDIS_TLS must be true or false, not "${tls}".`);
-  }
-  return {
-    username: read(env, 'REDIS_USERNAME'),
-    password: read(env, 'REDIS_PASSWORD'),
-    tls: tls === 'true',
-  };
-}
-
-function standalone(env: Env): StandaloneTopology {
-  const url = read(env, 'REDIS_URL') ?? defaultText('REDIS_URL');
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = '';
-  }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new RedisSettingError('REDIS_URL must be a redis:// or rediss:// URL.');
-  }
-  const base = auth(env);
-  return { kind: 'standalone', url, auth: { ...base, tls: base.tls || protocol === 'rediss:' } };
-}
-
 /**
  * Redis Cluster hashes only the part of a key between the first `{` and the next `}` (when it is
  * not empty). BullMQ runs multi-key Lua scripts over a job, its queue lists and its parent, so all
@@ -110,42 +53,6 @@ export function hashTagOf(prefix: string): string | undefined {
   if (open < 0) return undefined;
   const close = prefix.indexOf('}', open + 1);
   return close > open + 1 ? prefix.slice(open + 1, close) : undefined;
-}
-
-/**
- * Reads the Redis topology from the environment. Exactly one of REDIS_URL, REDIS_SENTINELS and
- * REDIS_CLUSTER_NODES may be set (none: the local default URL). In Cluster mode the queue prefix
- * must carry a hash tag, or BullMQ's scripts would fail with CROSSSLOT at the first flow.
- */
-export function parseRedisTopology(env: Env, queuePrefix: string): RedisTopology {
-  const sentinels = hostPorts(env, 'REDIS_SENTINELS');
-  const nodes = hostPorts(env, 'REDIS_CLUSTER_NODES');
-  if (sentinels && nodes) {
-    throw new RedisSettingError('REDIS_SENTINELS and REDIS_CLUSTER_NODES cannot both be set.');
-  }
-  const chosen = sentinels ? 'REDIS_SENTINELS' : nodes ? 'REDIS_CLUSTER_NODES' : undefined;
-  if (chosen !== undefined && read(env, 'REDIS_URL') !== undefined) {
-    throw new RedisSettingError(`REDIS_URL cannot be combined with ${chosen}; set only one.`);
-  }
-  if (sentinels) {
-    const name = read(env, 'REDIS_SENTINEL_NAME');
-    if (name === undefined) {
-      throw new RedisSettingError(
-        'REDIS_SENTINEL_NAME must name the monitored master when REDIS_SENTINELS is set.',
-      );
-    }
-    const sentinelPassword = read(env, 'REDIS_SENTINEL_PASSWORD');
-    return { kind: 'sentinel', sentinels, name, sentinelPassword, auth: auth(env) };
-  }
-  if (nodes) {
-    if (hashTagOf(queuePrefix) === undefined) {
-      throw new RedisSettingError(
-        `QUEUE_PREFIX must carry a Redis Cluster hash tag such as "{pod-bouncer}" when REDIS_CLUSTER_NODES is set, not "${queuePrefix}".`,
-      );
-    }
-    return { kind: 'cluster', nodes, auth: auth(env) };
-  }
-  return standalone(env);
 }
 
 /** What logs may say about the topology: addresses, never credentials. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotatedIssuance, describedByStatus } from '../../src/directive/issued-at.js';
+import { annotatedIssuance, describedByStatus } from '../../src/events/issued-at.js';
 import { ISSUED_AT_ANNOTATION, type Directive } from '../../src/directive/types.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');

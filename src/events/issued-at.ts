@@ -1,6 +1,6 @@
-import { BadEventError, InvalidDirectiveError } from '../events/errors.js';
-import { parseTime } from '../events/fields.js';
-import { ISSUED_AT_ANNOTATION, type Directive } from './types.js';
+import { ISSUED_AT_ANNOTATION, type Directive } from '../directive/types.js';
+import { BadEventError, InvalidDirectiveError } from './errors.js';
+import { parseTime } from './fields.js';
 
 /**
  * What the `pod-bouncer.io/issued-at` annotation says (DESIGN §2 *Runs*): nothing, an issuance,
