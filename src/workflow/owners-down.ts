@@ -19,6 +19,27 @@ function keyOf(owner: { kind: string; name: string }): string {
   return `${owner.kind}/${owner.name}`;
 }
 
+/**
+ * What an owner misses: the pods it wants less its Ready ones, never below 0. Pods beyond its
+ * scale (a scale-down not carried out yet) are about to go: they offset nothing.
+ */
+export function shortOf(want: number, healthy: number): number {
+  return Math.max(0, want - healthy);
+}
+
+/**
+ * Of an owner's chosen pods down (`chosenDown`), how many its scale says are still down: what it
+ * misses now beyond what it missed before the first batch (`short`).
+ */
+export function ownerDown(owner: {
+  want: number;
+  healthy: number;
+  short: number;
+  chosenDown: number;
+}): number {
+  return Math.min(owner.chosenDown, Math.max(0, shortOf(owner.want, owner.healthy) - owner.short));
+}
+
 /** Ready, not terminating pods per controller owner. */
 function healthyByOwner(pods: readonly PodInfo[]): Map<string, number> {
   const healthy = new Map<string, number>();
@@ -79,7 +100,7 @@ export async function recordOwnersShort(
   const ownersShort: Record<string, number> = {};
   for (const [key, owner] of ownersOf(context.progress.chosen ?? [])) {
     const want = await wanted(context, owner);
-    if (want !== undefined) ownersShort[key] = want - (healthy.get(key) ?? 0);
+    if (want !== undefined) ownersShort[key] = shortOf(want, healthy.get(key) ?? 0);
   }
   await context.save({ ownersShort });
 }
@@ -106,7 +127,7 @@ async function ownersDown(
     if (owner === undefined || short === undefined) continue;
     const want = await wanted(context, owner);
     if (want === undefined) continue;
-    down += Math.min(count, Math.max(0, want - (healthy.get(key) ?? 0) - short));
+    down += ownerDown({ want, healthy: healthy.get(key) ?? 0, short, chosenDown: count });
   }
   return down;
 }
