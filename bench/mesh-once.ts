@@ -44,11 +44,22 @@ function gaps(sent: RequestLogEntry[]): void {
   console.log(`batch gaps: n ${all.length} p10 ${at(0.1)} p50 ${at(0.5)} p90 ${at(0.9)} ms`);
 }
 
+/** The owners' scale reads: ReplicaSets read by name, listed, and watched. */
+function replicaSets(sent: RequestLogEntry[]): void {
+  const sets = sent.filter((request) => request.resource === 'replicasets');
+  const named = sets.filter((request) => !request.watch && request.name !== undefined).length;
+  const watches = sets.filter((request) => request.watch).length;
+  console.log(
+    `replicasets: ${named} read, ${sets.length - named - watches} listed, ${watches} watched`,
+  );
+}
+
 const run = await meshRun(workloads, concurrency, {
   ...(process.env.MESH_NODE_OPTIONS ? { nodeOptions: process.env.MESH_NODE_OPTIONS } : {}),
   inspect: (sent, started) => {
     timeline(sent, started);
     gaps(sent);
+    replicaSets(sent);
   },
 });
 console.log(JSON.stringify(run, null, 2));

@@ -5,9 +5,10 @@ import { ClusterView } from './watch-view.js';
 import { CLUSTER_WIDE_PODS_AFTER, KubeWatches, type WatchSettings } from './watches.js';
 
 /**
- * How a process watches pods given the namespaces it may touch: past CLUSTER_WIDE_PODS_AFTER
- * namespaces, cluster-wide, but only when every namespace is allowed (`ALLOWED_NAMESPACES` unset
- * or `*`): otherwise the cache would hold pods of namespaces that are none of its business.
+ * How a process watches pods (and ReplicaSets) given the namespaces it may touch: past
+ * CLUSTER_WIDE_PODS_AFTER namespaces, cluster-wide, but only when every namespace is allowed
+ * (`ALLOWED_NAMESPACES` unset or `*`): otherwise the cache would hold pods of namespaces that are
+ * none of its business.
  */
 export function watchSettingsFor(config: {
   allowedNamespaces?: readonly string[] | undefined;

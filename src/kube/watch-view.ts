@@ -12,7 +12,7 @@ export type ConfigMapData = Readonly<Record<string, string>>;
 
 /**
  * The cluster as the process's shared watches see it, in the workflow's terms (PodInfo, ConfigMap
- * keys). Every read answers `undefined` when the watch is not synced: the caller then asks the
+ * keys, a ReplicaSet's scale). Every read answers `undefined` when the watch is not synced: the caller then asks the
  * API, so a cache is used only while it is being kept up to date.
  */
 export class ClusterView {
@@ -41,11 +41,28 @@ export class ClusterView {
   }
 
   /**
+   * `{ replicas }` a ReplicaSet wants (its `spec.replicas`, 1 when unset; undefined when it is
+   * gone), or undefined when the namespace's ReplicaSet watch is not synced. The first read of a
+   * namespace starts its watch.
+   */
+  replicaSetScale(namespace: string, name: string): { replicas: number | undefined } | undefined {
+    const informer = this.watches.synced('replicasets', namespace);
+    if (informer === undefined) return undefined;
+    const set = informer.get(namespace, name);
+    return { replicas: set === undefined ? undefined : (set.spec?.replicas ?? 1) };
+  }
+
+  /**
    * Starts the namespace's pod watch if it is not running yet, so that it has listed by the time
    * a step reads it (a read of a watch not synced yet costs a LIST of its own).
    */
   watchPods(namespace: string): void {
     this.watches.informer('pods', namespace);
+  }
+
+  /** Starts the namespace's ReplicaSet watch if it is not running yet (as `watchPods`). */
+  watchReplicaSets(namespace: string): void {
+    this.watches.informer('replicasets', namespace);
   }
 
   /**

@@ -5,7 +5,6 @@ import {
   type V1ConfigMap,
   type V1Pod,
 } from '@kubernetes/client-node';
-import type { PodJson } from './pods.js';
 import {
   DIRECTIVE_GROUP,
   DIRECTIVE_PLURAL,
@@ -16,8 +15,12 @@ import type { Logger } from '../logger.js';
 import { Informer, type InformerSource } from './informer.js';
 import { NamespaceSlices, type WatchedCollection } from './namespace-slices.js';
 import { sendRaw } from './raw-request.js';
+import { trimPod, trimReplicaSet, type ReplicaSetScale } from './watch-trims.js';
 
-export type WatchedKind = 'pods' | 'configmaps' | 'directives';
+export type WatchedKind = 'pods' | 'configmaps' | 'directives' | 'replicasets';
+
+/** Kinds watched per namespace, then cluster-wide past `clusterWidePodsAfter` namespaces. */
+type WideKind = 'pods' | 'replicasets';
 
 /** The "namespace" of a cluster-wide watch (controller mode without ALLOWED_NAMESPACES). */
 export const EVERY_NAMESPACE = '';
@@ -32,7 +35,8 @@ export interface WatchSettings {
   /**
    * Pod watches of this many namespaces at most, then one cluster-wide pod watch for every further
    * namespace; undefined: always per namespace (when only some namespaces are allowed, a
-   * cluster-wide watch would cache pods of namespaces pod-bouncer must not touch).
+   * cluster-wide watch would cache pods of namespaces pod-bouncer must not touch). ReplicaSets
+   * are watched by the same rule, counted apart.
    */
   clusterWidePodsAfter?: number;
 }
@@ -47,28 +51,40 @@ export const DEFAULT_WATCH_SETTINGS: WatchSettings = Object.freeze({ silenceLimi
  */
 export const CLUSTER_WIDE_PODS_AFTER = 16;
 
-/** The key of the cluster-wide pod watch among the informers. */
-const CLUSTER_PODS = 'pods/*';
-
 interface KindObjects {
   pods: V1Pod;
   configmaps: V1ConfigMap;
   directives: Directive;
+  replicasets: ReplicaSetScale;
 }
+
+/** Where each kind is listed and watched, below `/api/v1` or `/apis/<group>/<version>`. */
+const COLLECTIONS: Record<WatchedKind, { prefix: string; plural: string }> = {
+  pods: { prefix: '/api/v1', plural: 'pods' },
+  configmaps: { prefix: '/api/v1', plural: 'configmaps' },
+  directives: { prefix: `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}`, plural: DIRECTIVE_PLURAL },
+  replicasets: { prefix: '/apis/apps/v1', plural: 'replicasets' },
+};
+
+const TRIMS: Partial<Record<WatchedKind, InformerSource['trim']>> = {
+  pods: trimPod,
+  replicasets: trimReplicaSet,
+};
 
 /**
  * The process's shared watches: at most one list+watch per (kind, namespace), started on first
  * use and kept until `close()`. Every job of a worker (and every request of the api) reads the
  * same caches, so the API server sees a handful of watches per process, not one per job.
  *
- * Needs `list` and `watch` on pods, configmaps and podbouncedirectives in the namespaces it is
- * asked about (the chart's ClusterRole grants them).
+ * Needs `list` and `watch` on pods, configmaps, replicasets and podbouncedirectives in the
+ * namespaces it is asked about (the chart's ClusterRole grants them).
  */
 export class KubeWatches {
   private readonly informers = new Map<string, Informer<unknown>>();
-  /** The cluster-wide pod watch by namespace, once the count of namespaces called for it. */
-  private clusterPods: NamespaceSlices<V1Pod> | undefined;
-  private podNamespaces = 0;
+  /** A kind's cluster-wide watch by namespace, once the count of namespaces called for it. */
+  private readonly clusterWide = new Map<WideKind, NamespaceSlices<KindObjects[WideKind]>>();
+  /** Namespaces with a watch of their own, per kind watched cluster-wide past a count. */
+  private readonly ownNamespaces = new Map<WideKind, number>();
   private closed = false;
   private readonly settings: WatchSettings;
 
@@ -85,16 +101,19 @@ export class KubeWatches {
     const key = `${kind}/${namespace}`;
     const existing = this.informers.get(key) as Informer<KindObjects[K]> | undefined;
     if (existing !== undefined) return existing;
-    if (kind === 'pods' && this.podsClusterWide()) {
-      return this.clusterPodSlices().slice(namespace) as WatchedCollection<KindObjects[K]>;
+    if (isWide(kind)) {
+      if (this.goesClusterWide(kind)) {
+        return this.clusterSlices(kind).slice(namespace) as WatchedCollection<KindObjects[K]>;
+      }
+      this.ownNamespaces.set(kind, (this.ownNamespaces.get(kind) ?? 0) + 1);
     }
-    if (kind === 'pods') this.podNamespaces += 1;
     return this.begin(key, this.create(kind, namespace));
   }
 
   /** How pods are watched now: namespaces with a watch of their own, and whether cluster-wide. */
   podWatchMode(): { namespaces: number; clusterWide: boolean } {
-    return { namespaces: this.podNamespaces, clusterWide: this.clusterPods !== undefined };
+    const namespaces = this.ownNamespaces.get('pods') ?? 0;
+    return { namespaces, clusterWide: this.clusterWide.has('pods') };
   }
 
   private begin<T>(key: string, informer: Informer<T>): Informer<T> {
@@ -103,22 +122,21 @@ export class KubeWatches {
     return informer;
   }
 
-  private podsClusterWide(): boolean {
-    if (this.clusterPods !== undefined) return true;
+  private goesClusterWide(kind: WideKind): boolean {
+    if (this.clusterWide.has(kind)) return true;
     const after = this.settings.clusterWidePodsAfter;
-    return after !== undefined && this.podNamespaces >= after;
+    return after !== undefined && (this.ownNamespaces.get(kind) ?? 0) >= after;
   }
 
-  private clusterPodSlices(): NamespaceSlices<V1Pod> {
-    if (this.clusterPods === undefined) {
-      this.log.info(
-        { namespaces: this.podNamespaces },
-        'pods of further namespaces watched cluster-wide',
-      );
-      const informer = this.begin(CLUSTER_PODS, this.create('pods', undefined));
-      this.clusterPods = new NamespaceSlices(informer);
+  private clusterSlices(kind: WideKind): NamespaceSlices<KindObjects[WideKind]> {
+    let slices = this.clusterWide.get(kind);
+    if (slices === undefined) {
+      const namespaces = this.ownNamespaces.get(kind) ?? 0;
+      this.log.info({ kind, namespaces }, `${kind} of further namespaces watched cluster-wide`);
+      slices = new NamespaceSlices(this.begin(`${kind}/*`, this.create(kind, undefined)));
+      this.clusterWide.set(kind, slices);
     }
-    return this.clusterPods;
+    return slices;
   }
 
   /** The informer only if it exists and is synced: a cache that may answer for the API. */
@@ -141,7 +159,7 @@ export class KubeWatches {
     this.closed = true;
     await Promise.allSettled([...this.informers.values()].map((informer) => informer.stop()));
     this.informers.clear();
-    this.clusterPods = undefined;
+    this.clusterWide.clear();
   }
 
   /** A namespace's list+watch of a kind; of every namespace when `namespace` is undefined. */
@@ -161,49 +179,18 @@ export class KubeWatches {
   private source(kind: WatchedKind, namespace: string | undefined): InformerSource {
     const scope =
       namespace === undefined || namespace === EVERY_NAMESPACE ? '' : `/namespaces/${namespace}`;
-    const path =
-      kind === 'directives'
-        ? `/apis/${DIRECTIVE_GROUP}/${DIRECTIVE_VERSION}${scope}/${DIRECTIVE_PLURAL}`
-        : `/api/v1${scope}/${kind}`;
+    const { prefix, plural } = COLLECTIONS[kind];
+    const path = `${prefix}${scope}/${plural}`;
     // The list as the API server sends it (plain JSON, as watch events are): no model classes.
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
       JSON.parse(
         await sendRaw(this.kubeConfig, { method: 'GET', path }),
       ) as KubernetesListObject<KubernetesObject>;
-    return { kind, path, list, ...(kind === 'pods' ? { trim: trimPod } : {}) };
+    const trim = TRIMS[kind];
+    return { kind, path, list, ...(trim === undefined ? {} : { trim }) };
   }
 }
 
-/**
- * A cached pod keeps only what the workflow reads (identity, labels, timestamps, the controller
- * reference, the Ready condition): a full pod is several KB, and a worker may watch namespaces of
- * thousands of pods. A new small object, so that the parsed pod dies young (cheap to collect)
- * instead of being kept, trimmed in place, until the pod's next change. ListWatch itself needs
- * only name, namespace and resourceVersion.
- */
-function trimPod(object: KubernetesObject): KubernetesObject {
-  const pod = object as PodJson & { metadata?: { resourceVersion?: string } };
-  const metadata = pod.metadata ?? {};
-  // Only the controller reference is kept: batches and rollouts ask who owns a pod.
-  const controller = metadata.ownerReferences?.find((reference) => reference.controller === true);
-  const ready = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
-  const trimmed: PodJson & { metadata: { resourceVersion?: string } } = {
-    metadata: {
-      name: metadata.name,
-      namespace: metadata.namespace,
-      uid: metadata.uid,
-      resourceVersion: metadata.resourceVersion,
-      labels: metadata.labels,
-      creationTimestamp: metadata.creationTimestamp,
-      deletionTimestamp: metadata.deletionTimestamp,
-    },
-    // Of the Ready condition and the controller reference, only what the workflow reads: their
-    // timestamps, uids and API versions are most of a cached pod's bytes.
-    status: { conditions: ready === undefined ? [] : [{ type: 'Ready', status: ready.status }] },
-  };
-  if (controller !== undefined) {
-    const { kind, name } = controller;
-    trimmed.metadata.ownerReferences = [{ kind, name, controller: true }];
-  }
-  return trimmed as KubernetesObject;
+function isWide(kind: WatchedKind): kind is WideKind {
+  return kind === 'pods' || kind === 'replicasets';
 }

@@ -2,6 +2,7 @@ import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod } from '../queue/selector-job.js';
 import type { BounceMode } from '../directive/types.js';
 import type { PendingWait, StepContext } from './context.js';
+import { bounceModeOf } from './plan.js';
 import { selectorPods } from './steps/replacements.js';
 
 /**
@@ -76,13 +77,35 @@ function ownersOf(chosen: readonly ChosenPod[]): Map<string, { kind: string; nam
   return owners;
 }
 
-/** What each owner of `owners` wants now (undefined: another kind, or gone). */
+/**
+ * What an owner wants now (undefined: another kind, or gone). A ReplicaSet's scale comes from
+ * the shared ReplicaSet watch once it is synced (its first read starts it), so a batch's re-check
+ * costs no request; until then, and for other kinds, a GET. A scale-up reaches the watch before
+ * its pods exist, let alone turn Ready, so the cache does not show new Ready pods of a scale it
+ * has not seen unless its stream lags the pod watch's by a pod's time to Ready.
+ */
 async function wanted(
   context: StepContext,
   owner: { kind: string; name: string },
 ): Promise<number | undefined> {
   const { namespace } = context.data.selector;
+  if (owner.kind === 'ReplicaSet') {
+    const cached = context.deps.view?.replicaSetScale(namespace, owner.name);
+    if (cached !== undefined) return cached.replicas;
+  }
   return context.deps.kube.owners.desiredPods(namespace, owner);
+}
+
+/**
+ * Starts the namespace's ReplicaSet watch when the choice may come to read a ReplicaSet's scale
+ * (several batches need two chosen pods at least; a rollout reads none), so that it has listed
+ * by the first read instead of that read being a GET.
+ */
+export function watchOwnersOf(context: StepContext, chosen: readonly ChosenPod[]): void {
+  if (bounceModeOf(context.deps.settings, context.data.selector) === 'rollout') return;
+  const ofReplicaSets = chosen.filter((pod) => pod.owner?.kind === 'ReplicaSet');
+  if (ofReplicaSets.length > 1)
+    context.deps.view?.watchReplicaSets(context.data.selector.namespace);
 }
 
 /**
@@ -108,7 +131,7 @@ export async function recordOwnersShort(
 /**
  * How many of the chosen pods are down now, counted against their owners' scale: per owner, what
  * it misses beyond what it missed before the first batch, at most its chosen pods bounced or not
- * Ready. One owner read per owner with such a pod.
+ * Ready. One owner read per owner with such a pod (a ReplicaSet's from its watch once synced).
  */
 async function ownersDown(
   context: StepContext,

@@ -198,7 +198,10 @@ describe('least privilege in the chart', () => {
     expect(worker).toMatch(
       /apiGroups: \[apps\]\n\s+resources: \[deployments, statefulsets, daemonsets\]\n\s+verbs: \[get, patch\]/,
     );
-    expect(worker).toMatch(/apiGroups: \[apps\]\n\s+resources: \[replicasets\]\n\s+verbs: \[get\]/);
+    // get: a rollout's owners, and a ReplicaSet's scale until its watch (list, watch) has listed.
+    expect(worker).toMatch(
+      /apiGroups: \[apps\]\n\s+resources: \[replicasets\]\n\s+verbs: \[get, list, watch\]/,
+    );
     expect(worker).not.toContain('tokenreviews');
   });
 

@@ -4,6 +4,7 @@ import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { SpecChangedError, directiveMoved } from '../directive-check.js';
 import { inheritedAtChoice } from '../others-down.js';
+import { watchOwnersOf } from '../owners-down.js';
 import { chosenPod } from '../plan.js';
 import { isOwnReplacement } from '../others-down.js';
 import { assertStatusFits } from '../status-size.js';
@@ -54,6 +55,7 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
       pod.restartedAt !== restarted,
   );
   const chosen = picked.map(chosenPod);
+  watchOwnersOf(context, chosen);
   // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.
   if (sent !== undefined) {
     await sent.keepInherited(data, inheritedAtChoice(await sent.list(data), picked));
