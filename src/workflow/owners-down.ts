@@ -162,14 +162,19 @@ async function ownersDown(
  */
 export async function ownersWait(
   context: StepContext,
-  seen: { pods: readonly PodInfo[]; bounced: ReadonlySet<string>; counts: PendingWait['counts'] },
+  seen: {
+    pods: readonly PodInfo[];
+    bounced: ReadonlySet<string>;
+    counts: PendingWait['counts'];
+    until: string;
+  },
   room: number,
 ): Promise<PendingWait | undefined> {
   const down = await ownersDown(context, seen.pods, seen.bounced);
   if (down <= room) return undefined;
   const { namespace } = context.data.selector;
   return {
-    what: `${down} pod(s) in ${namespace} back to their owners' scale before the next batch`,
+    what: `${down} pod(s) in ${namespace} back to their owners' scale before ${seen.until}`,
     counts: seen.counts,
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: { kind: 'podReady', namespace },

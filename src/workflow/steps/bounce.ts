@@ -2,8 +2,8 @@ import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { replacementsWanted } from '../batches.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
-import { planSelectorBounce, strategyOf, type BounceStrategy } from '../modes/index.js';
-import { resolvePodOwners, type BouncePlan, type PodOwners } from '../plan.js';
+import { strategyOf, type BounceStrategy } from '../modes/index.js';
+import { planOf } from './bounce-plan.js';
 import { pausedNow } from '../run-control.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { ownersWait, recordOwnersShort } from '../owners-down.js';
@@ -101,7 +101,7 @@ async function batchGate(
   context: StepContext,
   bounced: Set<string>,
   limit: number,
-  nextBatch: number,
+  { nextBatch, until = 'the next batch' }: { nextBatch: number; until?: string },
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
@@ -118,11 +118,11 @@ async function batchGate(
   if (wanted === 0 || ready >= wanted) {
     // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
     const counts = { ...countsOf(context, bounced), ready, wanted };
-    const held = await ownersWait(context, { pods, bounced, counts }, limit - nextBatch);
+    const held = await ownersWait(context, { pods, bounced, counts, until }, limit - nextBatch);
     return held ?? ready - others.unready - others.owed;
   }
   return {
-    what: `${wanted} Ready replacement pod(s) in ${namespace} before the next batch (${ready} so far)`,
+    what: `${wanted} Ready replacement pod(s) in ${namespace} before ${until} (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: {
@@ -154,30 +154,6 @@ async function afterBatch(
   return sent.blocked ? budgetWait(context, bounced) : undefined;
 }
 
-/**
- * Each chosen pod's restartable owner (`resolvePodOwners`: a ReplicaSet read per set), for a mode
- * that plans with owners: resolved once and persisted, so that a re-run plans from the same answer.
- */
-async function persistedOwners(context: StepContext): Promise<PodOwners> {
-  if (context.progress.podOwners !== undefined) return context.progress.podOwners;
-  const result = await resolvePodOwners(
-    (namespace, controller) => context.deps.kube.rolloutOwnerOf(namespace, controller),
-    context.data.selector.namespace,
-    context.progress.chosen ?? [],
-  );
-  await context.save({ podOwners: result });
-  return result;
-}
-
-/** The selector's plan (`planSelectorBounce`, the one the dry run shows), from the chosen pods. */
-function planOf(context: StepContext): Promise<BouncePlan> {
-  const chosen = context.progress.chosen ?? [];
-  const { settings } = context.deps;
-  return planSelectorBounce(settings, context.data.selector, chosen, () =>
-    persistedOwners(context),
-  );
-}
-
 /** Of the chosen pods not reached yet, those another selector of the run has sent. */
 async function siblingsSent(
   context: StepContext,
@@ -199,7 +175,7 @@ async function beforeBatch(
   limit: number,
   size: number,
 ): Promise<PendingWait | number> {
-  const credit = await batchGate(context, bounced, limit, size);
+  const credit = await batchGate(context, bounced, limit, { nextBatch: size });
   if (typeof credit !== 'number') return credit;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
@@ -241,5 +217,22 @@ export async function bounce(context: StepContext): Promise<StepOutcome> {
     const held = await afterBatch(context, sent.value, bounced, sizeBefore);
     if (held !== undefined) return { wait: held };
   }
-  return DONE;
+  return lastReplacements(context, strategy, bounced, limit);
+}
+
+/**
+ * DESIGN §4: a FINISHED run has replaced every pod it chose, and a selector holds its slot while
+ * its pods are down: the last batch's replacements are waited for as any other's (rollout mode
+ * waited for its owners' rollouts already).
+ */
+async function lastReplacements(
+  context: StepContext,
+  strategy: BounceStrategy,
+  bounced: Set<string>,
+  limit: number,
+): Promise<StepOutcome> {
+  if (strategy.mode === 'rollout') return DONE;
+  const until = 'the selector is done';
+  const last = await batchGate(context, bounced, limit, { nextBatch: limit, until });
+  return typeof last === 'number' ? DONE : { wait: last };
 }
