@@ -166,15 +166,17 @@ export async function ownersWait(
     pods: readonly PodInfo[];
     bounced: ReadonlySet<string>;
     counts: PendingWait['counts'];
-    until: string;
+    /** What the wait holds ("the next batch"), if anything more than the selector's end. */
+    until?: string;
   },
   room: number,
 ): Promise<PendingWait | undefined> {
   const down = await ownersDown(context, seen.pods, seen.bounced);
   if (down <= room) return undefined;
   const { namespace } = context.data.selector;
+  const until = seen.until === undefined ? '' : ` before ${seen.until}`;
   return {
-    what: `${down} pod(s) in ${namespace} back to their owners' scale before ${seen.until}`,
+    what: `${down} pod(s) in ${namespace} back to their owners' scale${until}`,
     counts: seen.counts,
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: { kind: 'podReady', namespace },

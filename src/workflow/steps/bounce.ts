@@ -22,6 +22,11 @@ import { budgetWait, countsOf, pausedWait } from './waits.js';
 const CHUNK = 10;
 const MAX_CHUNKS = 50;
 
+/** What a batch gate holds, told in its wait (after the last batch: nothing more to tell). */
+const NEXT = 'the next batch';
+const before = (until: string | undefined): string =>
+  until === undefined ? '' : ` before ${until}`;
+
 /** A pod another selector of the run sends: for this one, bounced without a request. */
 const LANDED = Promise.resolve('done' as const);
 
@@ -101,7 +106,7 @@ async function batchGate(
   context: StepContext,
   bounced: Set<string>,
   limit: number,
-  { nextBatch, until = 'the next batch' }: { nextBatch: number; until?: string },
+  { nextBatch, until }: { nextBatch: number; until?: string },
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
@@ -122,7 +127,7 @@ async function batchGate(
     return held ?? ready - others.unready - others.owed;
   }
   return {
-    what: `${wanted} Ready replacement pod(s) in ${namespace} before ${until} (${ready} so far)`,
+    what: `${wanted} Ready replacement pod(s) in ${namespace}${before(until)} (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: {
@@ -175,7 +180,7 @@ async function beforeBatch(
   limit: number,
   size: number,
 ): Promise<PendingWait | number> {
-  const credit = await batchGate(context, bounced, limit, { nextBatch: size });
+  const credit = await batchGate(context, bounced, limit, { nextBatch: size, until: NEXT });
   if (typeof credit !== 'number') return credit;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
@@ -232,7 +237,6 @@ async function lastReplacements(
   limit: number,
 ): Promise<StepOutcome> {
   if (strategy.mode === 'rollout') return DONE;
-  const until = 'the selector is done';
-  const last = await batchGate(context, bounced, limit, { nextBatch: limit, until });
+  const last = await batchGate(context, bounced, limit, { nextBatch: limit });
   return typeof last === 'number' ? DONE : { wait: last };
 }
