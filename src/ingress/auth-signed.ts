@@ -11,14 +11,22 @@ import { INVALID, noteSender, unauthorized, type AuthState } from './auth-reques
 import {
   standardHeaders,
   timelyStandard,
+  v1Signatures,
   validHmacSignature,
   validStandardSignature,
+  wellFormedHmac,
 } from './signatures.js';
 import { claimWebhookId } from './webhook-replay.js';
 
-/** A signature header, when its scheme is configured; undefined when there is none to check. */
+/**
+ * A signature header, when its scheme is configured; undefined when there is none to check. One
+ * that can never verify is refused now, before its body is read and hashed, with the answer a
+ * signature that does not match gets.
+ */
 function pendingSignature(auth: AuthConfig, request: FastifyRequest): AuthState['pending'] {
-  if (auth.hmacSecret !== undefined && request.headers['x-signature-256'] !== undefined) {
+  const hmac = request.headers['x-signature-256'];
+  if (auth.hmacSecret !== undefined && hmac !== undefined) {
+    if (!wellFormedHmac(hmac)) throw unauthorized(INVALID);
     return { kind: 'hmac' };
   }
   if (auth.standardSecret === undefined || request.headers['webhook-signature'] === undefined) {
@@ -30,6 +38,7 @@ function pendingSignature(auth: AuthConfig, request: FastifyRequest): AuthState[
   // Decided before the body is read: a stale or future timestamp costs the server no bytes.
   if (!timelyStandard(headers))
     throw unauthorized('The webhook-timestamp is not within 5 minutes of now.');
+  if (v1Signatures(headers.signatures).length === 0) throw unauthorized(INVALID);
   return { kind: 'standard', headers };
 }
 

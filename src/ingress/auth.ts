@@ -35,7 +35,8 @@ export interface AuthDeps {
  * of the body. A signature covers the body (and the id and timestamp), not the method or the
  * route, so anywhere else it would admit whatever route it is presented to: there it is a 401.
  * Tokens are decided before the body is read; a request with neither a token that passed nor a
- * signature header the route takes is refused then too. Signatures are checked over the exact
+ * signature header the route takes is refused then too, as is one whose signature header has a
+ * shape that can never verify. Signatures are checked over the exact
  * bytes received, after they are read and before they are parsed, so an unauthenticated caller
  * cannot make the server parse anything. Once its sender is known, a request is counted against
  * that credential's RATE_LIMIT_PER_MINUTE (429 over it, nothing else done); before, it costs Redis
