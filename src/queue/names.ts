@@ -124,6 +124,15 @@ export function sentPodsKey(prefix: string, uid: string): string {
 }
 
 /**
+ * Redis key of the pods of a namespace any directive's run sent a bounce to lately: a hash of one
+ * field per pod uid, `<directive uid> <second sent>` (`workflow/sent-pods-script.ts`). Under the
+ * prefix, so in the slot of every other key (its hash tag).
+ */
+export function podClaimsKey(prefix: string, namespace: string): string {
+  return `${prefix}:${QUEUE_NAME}:pod-claims:${namespace}`;
+}
+
+/**
  * Redis key of the controller owners one run bounced a pod of, each with the second it first
  * did (`workflow/sent-pods.ts`): a pod of that owner created in or after it is the run's own
  * replacement.

@@ -13,6 +13,12 @@
  *    twice.
  * 3. Beside them, the run's owners: each pod's controller owner keeps the earliest second one of
  *    its pods was sent a bounce in by this run.
+ * 4. Every pod this selector is to send (bare ones too) is claimed in its namespace's record of
+ *    pods sent, for any directive: a pod another directive claimed within the age limit was sent
+ *    by that directive's run, so it is answered `uid@second` (the second it was sent in) and not
+ *    sent; it stays recorded above, down as it is. A claim of this directive's own (an earlier
+ *    attempt, another run or selector of it) is kept as it is, and the pod goes. Entries past the
+ *    age limit are dropped whenever a claim is written.
  *
  * 0. With several selectors at once, a controlled pod not sent yet goes only while every selector
  *    of the run that chose it (its registration, `RECORD_CHOSEN`) stays within its maxUnavailable:
@@ -22,11 +28,12 @@
  *    selector whose budget held them, `#index`. Checked and recorded in one step, so two selectors
  *    sending at the same moment cannot both take the last place.
  *
- * KEYS: the hash of sent pods, the run's owners, the run's sent pods.
+ * KEYS: the hash of sent pods, the run's owners, the run's sent pods, the namespace's claims.
  * ARGV: the field, the oldest `since` kept, the key's TTL in ms, the chunk's pods (JSON, `u` its
  * uid, `o` its owner's key when it has one), the job's field (what it inherited when it chose),
  * the second sent in, the run keys' TTL in ms, the selector's mark ('' with one selector at a
- * time: nothing is checked nor recorded per run), the credits (JSON object, selector index → count).
+ * time: nothing is checked nor recorded per run), the credits (JSON object, selector index → count),
+ * the directive's uid.
  * Answers the uids dropped (and those held back, marked).
  */
 export const RECORD_SENT = `
@@ -56,6 +63,19 @@ local function fits(pod)
   for _, j in ipairs(selectors) do down[j] = down[j] + 1 end
   return true
 end
+local claims = 0
+local function claimedBy(pod)
+  local raw = redis.call('HGET', KEYS[4], pod.u)
+  local by, at = nil, nil
+  if raw then by, at = string.match(raw, '^(%S+) (%d+)$') end
+  if by and tonumber(at) >= tonumber(ARGV[2]) then
+    if by ~= ARGV[10] then return at end
+    return nil
+  end
+  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. ' ' .. ARGV[6])
+  claims = claims + 1
+  return nil
+end
 local held = false
 for _, pod in ipairs(cjson.decode(ARGV[4])) do
   local holder = false
@@ -69,11 +89,21 @@ for _, pod in ipairs(cjson.decode(ARGV[4])) do
   elseif holder and holder ~= mine then
     table.insert(taken, pod.u)
   else
+    local at = claimedBy(pod)
+    if at then table.insert(taken, pod.u .. '@' .. at) end
     if mine ~= '' then redis.call('HSET', KEYS[3], pod.u, mine) end
     if type(pod.o) == 'string' then table.insert(controlled, pod) end
   end
 end
 if mine ~= '' then redis.call('PEXPIRE', KEYS[3], ARGV[7]) end
+if claims > 0 then
+  local all = redis.call('HGETALL', KEYS[4])
+  for i = 1, #all, 2 do
+    local at = string.match(all[i + 1], ' (%d+)$')
+    if not at or tonumber(at) < tonumber(ARGV[2]) then redis.call('HDEL', KEYS[4], all[i]) end
+  end
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
+end
 if #controlled == 0 then return taken end
 local kept = {}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
+import { podClaimsKey, runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import {
   NOTHING_INHERITED,
@@ -48,7 +48,7 @@ export class SentPods {
     private readonly runTtlMs: number,
   ) {
     this.redis = withLuaCommands<SentCommands>(redis, {
-      podBouncerRecordSent: { numberOfKeys: 3, lua: RECORD_SENT },
+      podBouncerRecordSent: { numberOfKeys: 4, lua: RECORD_SENT },
       podBouncerRecordChosen: { numberOfKeys: 1, lua: RECORD_CHOSEN },
     });
   }
@@ -60,8 +60,10 @@ export class SentPods {
    * §4: a pod terminating or gone is never sent another bounce); the rest are recorded as this
    * selector's in the same step, as far as every selector that chose them stays within its
    * maxUnavailable (`credits`: each one's Ready replacements now); the rest are held back. With
-   * one at a time only the controlled pods are recorded (bare pods are never replaced), and
-   * nothing is left out.
+   * one at a time only the controlled pods are recorded (bare pods are never replaced). Across
+   * directives, a pod to send is claimed in its namespace's record, in the same step: a pod another
+   * directive's run claimed first is left out and answered with the second it was sent in (DESIGN
+   * §4, whatever the directives); a claim of this directive's own (a re-run) lets it go.
    */
   async record(
     data: SelectorJobData,
@@ -70,7 +72,6 @@ export class SentPods {
     now = Date.now(),
   ): Promise<SentAnswer> {
     const mine = data.order === undefined ? '' : String(data.selectorIndex);
-    if (mine === '' && pods.every((pod) => pod.owner === undefined)) return readSentAnswer([]);
     const since = Math.floor(now / 1000) * 1000;
     const chunk = pods.map((pod) =>
       pod.owner === undefined
@@ -82,6 +83,7 @@ export class SentPods {
       sentPodsKey(this.prefix, uid),
       this.runOwnersKey(data),
       this.runSentKey(data),
+      podClaimsKey(this.prefix, data.selector.namespace),
       fieldOf(data),
       String(now - this.maxAgeMs),
       String(this.maxAgeMs),
@@ -91,6 +93,7 @@ export class SentPods {
       String(this.runTtlMs),
       mine,
       JSON.stringify(credits),
+      uid,
     );
     return readSentAnswer(answer);
   }

@@ -78,16 +78,20 @@ export function creditOf(
 export interface SentAnswer {
   taken: string[];
   held: string[];
+  /** Of `taken`, those another directive's run sent, with the second it did. */
+  claimed: Map<string, number>;
   /** The selector (index) whose budget held them. */
   heldBy?: string;
 }
 
 export function readSentAnswer(raw: readonly string[]): SentAnswer {
-  const answer: SentAnswer = { taken: [], held: [] };
+  const answer: SentAnswer = { taken: [], held: [], claimed: new Map() };
   for (const entry of raw) {
+    const [uid = entry, at] = entry.split('@');
     if (entry.startsWith('#')) answer.heldBy = entry.slice(1);
     else if (entry.startsWith('!')) answer.held.push(entry.slice(1));
-    else answer.taken.push(entry);
+    else answer.taken.push(uid);
+    if (at !== undefined) answer.claimed.set(uid, Number(at));
   }
   return answer;
 }

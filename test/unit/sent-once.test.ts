@@ -70,25 +70,58 @@ describe('a chunk recorded as sent', () => {
     await sent.registerChoice(job('5', 0), choiceOf(selector, pods, 2));
     const all = [...pods, ...['a1', 'a2'].map(controlled)];
     await sent.registerChoice(job('5', 1), choiceOf(selector, all, 2));
-    expect(await sent.record(job('5', 0), pods.slice(0, 2))).toEqual({ taken: [], held: [] });
+    expect(await sent.record(job('5', 0), pods.slice(0, 2))).toEqual({
+      taken: [],
+      held: [],
+      claimed: new Map(),
+    });
     // Selector 1's own batch would make 4 of its pods down: held back, selector 0's budget too.
     expect(await sent.record(job('5', 1), [controlled('a1')])).toEqual({
       taken: [],
       held: ['a1'],
       heldBy: '1',
+      claimed: new Map(),
     });
     expect(await sent.record(job('5', 0), [controlled('w3')])).toEqual({
       taken: [],
       held: ['w3'],
       heldBy: '0',
+      claimed: new Map(),
     });
     // Two Ready replacements counted for selector 1 (and so for 0, whose pods they replace).
     expect(await sent.record(job('5', 1), [controlled('a1')], { '1': 2 })).toEqual({
       taken: [],
       held: [],
+      claimed: new Map(),
     });
     // A pod a selector recorded before is sent again without a check: it is counted already.
     expect((await sent.record(job('5', 0), pods.slice(0, 2))).held).toEqual([]);
     expect(await sent.sentBySiblings(job('5', 1), ['w1', 'w2', 'w3', 'a1'])).toBe(2);
+  });
+
+  it("leaves out the pods another directive's run claimed first, with the second it sent them in", async () => {
+    const other = (runKey: string): SelectorJobData => {
+      const data = job(runKey, 0, false);
+      return { ...data, directive: { ...data.directive, name: 'other', uid: 'u-2' } };
+    };
+    const now = Math.floor(Date.now() / 1000) * 1000 + 500;
+    expect((await sent.record(other('6'), [controlled('x1'), bare('x2')], {}, now)).taken).toEqual(
+      [],
+    );
+    const answer = await sent.record(job('6', 0, false), [
+      controlled('x1'),
+      bare('x2'),
+      bare('x3'),
+    ]);
+    expect(answer.taken.sort()).toEqual(['x1', 'x2']);
+    expect(answer.claimed).toEqual(
+      new Map([
+        ['x1', now - 500],
+        ['x2', now - 500],
+      ]),
+    );
+    // Its own claims (a re-run, another run of it) let the pods go; the other's still do not.
+    expect((await sent.record(job('7', 1), [bare('x3')])).taken).toEqual([]);
+    expect((await sent.record(other('8'), [bare('x3'), controlled('x1')])).taken).toEqual(['x3']);
   });
 });

@@ -27,7 +27,7 @@ const NEXT = 'the next batch';
 const before = (until: string | undefined): string =>
   until === undefined ? '' : ` before ${until}`;
 
-/** A pod another selector of the run sends: for this one, bounced without a request. */
+/** A pod another selector or directive sends: for this one, bounced without a request. */
 const LANDED = Promise.resolve('done' as const);
 
 /**
@@ -68,13 +68,14 @@ async function sendBatch(
     await context.save({ bounced: [...bounced], inFlight, ...replacements.firstSent(context) });
     // Under the lease, before it is sent: a newer run counts these as down until replaced. A pod
     // another selector of the run recorded first is its to send: gone or going by this run's
-    // hand, it counts as bounced here too, and its replacement is waited for as any other's. A pod
-    // that would take a selector that chose it past its maxUnavailable is held back, unsent.
+    // hand, it counts as bounced here too, and its replacement is waited for as any other's; so
+    // does a pod another directive's run claimed first. A pod that would take a selector that
+    // chose it past its maxUnavailable is held back, unsent.
     const credits = await chunkCredits(context, whole, credit);
     const answer = await context.deps.sent?.record(context.data, whole, credits);
     const taken = new Set(answer?.taken ?? []);
     const held = new Set(answer?.held ?? []);
-    await replacements.takenFrom(context, whole, taken);
+    await replacements.takenFrom(context, whole, taken, answer?.claimed);
     const chunk = whole.filter((pod) => !held.has(pod.uid));
     const outcomes = await Promise.all(
       chunk.map((pod) => (taken.has(pod.uid) ? LANDED : strategy.bouncePod(context, pod))),

@@ -81,12 +81,14 @@ export function firstSent(context: StepContext, now = Date.now()): { firstSentAt
 /**
  * Pods of a chunk another selector of the run recorded first count as bounced here: they were
  * sent from the second of their owners' first bounce in the run at the latest, so their
- * replacements may be that old. The selector's `firstSentAt` is brought back to it.
+ * replacements may be that old; those another directive's run sent (`claimed`) from the second
+ * it claimed them in. The selector's `firstSentAt` is brought back to it.
  */
 export async function takenFrom(
   context: StepContext,
   chunk: readonly ChosenPod[],
   uids: ReadonlySet<string>,
+  claimed: ReadonlyMap<string, number> = new Map(),
 ): Promise<void> {
   const taken = chunk.filter((pod) => uids.has(pod.uid));
   if (taken.length === 0) return;
@@ -94,7 +96,8 @@ export async function takenFrom(
   const { namespace } = context.data.selector;
   let since = context.progress.firstSentAt ?? secondOf(Date.now());
   for (const pod of taken) {
-    const at = pod.owner === undefined ? undefined : first.get(ownerKey(namespace, pod.owner));
+    const owner = pod.owner === undefined ? undefined : first.get(ownerKey(namespace, pod.owner));
+    const at = claimed.get(pod.uid) ?? owner;
     if (at !== undefined && at < since) since = at;
   }
   context.stage({ firstSentAt: since });
