@@ -166,17 +166,16 @@ export async function ownersWait(
     pods: readonly PodInfo[];
     bounced: ReadonlySet<string>;
     counts: PendingWait['counts'];
-    /** What the wait holds ("the next batch"), if anything more than the selector's end. */
-    until?: string;
+    /** What the wait holds, as its text ends (" before the next batch", or nothing). */
+    holds: string;
   },
   room: number,
 ): Promise<PendingWait | undefined> {
   const down = await ownersDown(context, seen.pods, seen.bounced);
   if (down <= room) return undefined;
   const { namespace } = context.data.selector;
-  const until = seen.until === undefined ? '' : ` before ${seen.until}`;
   return {
-    what: `${down} pod(s) in ${namespace} back to their owners' scale${until}`,
+    what: `${down} pod(s) in ${namespace} back to their owners' scale${seen.holds}`,
     counts: seen.counts,
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: { kind: 'podReady', namespace },

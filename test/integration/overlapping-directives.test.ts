@@ -3,6 +3,7 @@
 // at once: a pod one of them sent a bounce to counts as bounced for the other, which waits for its
 // replacement instead of sending it again, and both runs FINISH.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addApps } from '../support/workloads.js';
 import { expectEachDeletedOnce, podUids } from '../support/guarantees.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
@@ -24,11 +25,7 @@ describe('directives whose selectors cover the same pods', () => {
       const namespace = `both-${mode}-${trial}`;
       const labels = { app: 'web' };
       // Slow terminations: a pod sent a bounce stays listed, terminating, while the other runs.
-      h.sim.addWorkload({
-        namespace,
-        name: 'web',
-        kind: 'ReplicaSet',
-        labels,
+      addApps(h, namespace, ['web'], {
         replicas: REPLICAS,
         readinessDelayMs: 30,
         terminationGraceMs: 200,

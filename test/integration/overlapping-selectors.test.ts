@@ -4,6 +4,7 @@
 // racing for a pod exactly one sends; the other counts it as bounced and waits for its
 // replacement, so the run still FINISHES.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addApps } from '../support/workloads.js';
 import { podUids } from '../support/guarantees.js';
 import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
 
@@ -25,11 +26,7 @@ describe('selectors of one run over the same pods', () => {
     const namespace = `ns-${name}`;
     const labels = { app: 'web' };
     // Slow terminations: a pod sent a bounce stays listed, terminating, while the others choose.
-    h.sim.addWorkload({
-      namespace,
-      name: 'web',
-      kind: 'ReplicaSet',
-      labels,
+    addApps(h, namespace, ['web'], {
       replicas: REPLICAS,
       readinessDelayMs: 30,
       terminationGraceMs: 200,

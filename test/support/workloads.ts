@@ -1,6 +1,6 @@
 import { directive, type Harness } from './harness.js';
 
-type Shape = { replicas: number; readinessDelayMs?: number | null };
+type Shape = { replicas: number; readinessDelayMs?: number | null; terminationGraceMs?: number };
 
 /** A ReplicaSet per app in `namespace`, labelled app=<its name>, shaped by `shape`. */
 export function addApps(

@@ -23,9 +23,7 @@ const CHUNK = 10;
 const MAX_CHUNKS = 50;
 
 /** What a batch gate holds, told in its wait (after the last batch: nothing more to tell). */
-const NEXT = 'the next batch';
-const before = (until: string | undefined): string =>
-  until === undefined ? '' : ` before ${until}`;
+const BEFORE_NEXT = ' before the next batch';
 
 /** A pod another selector or directive sends: for this one, bounced without a request. */
 const LANDED = Promise.resolve('done' as const);
@@ -107,7 +105,7 @@ async function batchGate(
   context: StepContext,
   bounced: Set<string>,
   limit: number,
-  { nextBatch, until }: { nextBatch: number; until?: string },
+  { nextBatch, holds = '' }: { nextBatch: number; holds?: string },
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
@@ -124,11 +122,11 @@ async function batchGate(
   if (wanted === 0 || ready >= wanted) {
     // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
     const counts = { ...countsOf(context, bounced), ready, wanted };
-    const held = await ownersWait(context, { pods, bounced, counts, until }, limit - nextBatch);
+    const held = await ownersWait(context, { pods, bounced, counts, holds }, limit - nextBatch);
     return held ?? ready - others.unready - others.owed;
   }
   return {
-    what: `${wanted} Ready replacement pod(s) in ${namespace}${before(until)} (${ready} so far)`,
+    what: `${wanted} Ready replacement pod(s) in ${namespace}${holds} (${ready} so far)`,
     counts: { ...countsOf(context, bounced), ready, wanted },
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
     wake: {
@@ -181,7 +179,7 @@ async function beforeBatch(
   limit: number,
   size: number,
 ): Promise<PendingWait | number> {
-  const credit = await batchGate(context, bounced, limit, { nextBatch: size, until: NEXT });
+  const credit = await batchGate(context, bounced, limit, { nextBatch: size, holds: BEFORE_NEXT });
   if (typeof credit !== 'number') return credit;
   if (await context.isAborted()) throw new AbortedError();
   if (pausedNow(context)) return pausedWait(context, bounced);
