@@ -23,6 +23,8 @@ export interface ChosenPod {
   uid: string;
   /** The controller owner, when there is one: its replacement is what a batch waits for. */
   owner?: { kind: string; name: string };
+  /** Not Ready when chosen (a crash loop): bouncing it takes nothing down, so no replacement is owed. */
+  unready?: true;
 }
 
 /**

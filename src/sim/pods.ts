@@ -84,6 +84,16 @@ export class PodRuntime {
     if (handle) this.readyTimers.set(uid, handle);
   }
 
+  /** The pod's readiness probe starts failing: not Ready from now on, until scheduled again. */
+  failReadiness(namespace: string, name: string): PodObject {
+    const pod = this.get(namespace, name);
+    if (!pod) throw notFound(PODS, name);
+    this.scheduleReady(pod, null);
+    if (isTerminating(pod) || !isPodReady(pod)) return pod;
+    setPodReady(pod, false);
+    return this.store.update(PODS, pod) as PodObject;
+  }
+
   /** DELETE semantics of the API server for pods, with deletion accounting. */
   delete(namespace: string, name: string, request: DeleteRequest = {}): PodObject {
     const pod = this.get(namespace, name);

@@ -128,6 +128,10 @@ class SimulatedCluster implements Simulator {
     this.cluster.workloads.setReadinessDelay(namespace, workload, delayMs);
   }
 
+  failReadiness(namespace: string, pod: string): void {
+    this.cluster.pods.failReadiness(namespace, pod);
+  }
+
   addPod(pod: NewPod): PodObject {
     const { controller, ...spec } = pod;
     return this.cluster.pods.create({

@@ -161,6 +161,8 @@ export interface Simulator {
   /** The simulated nodes' names. */
   nodeNames(): string[];
   setReadinessDelay(namespace: string, workload: string, delayMs: number | null): void;
+  /** A pod's readiness probe starts failing (a crash loop): not Ready until it is replaced. */
+  failReadiness(namespace: string, pod: string): void;
   addPod(pod: NewPod): PodObject;
   /** Live pods, terminating ones included, optionally filtered by label equality. */
   listPods(namespace: string, labels?: Record<string, string>): PodObject[];

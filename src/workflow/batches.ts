@@ -55,7 +55,9 @@ export function planBatches(chosen: readonly ChosenPod[], maxUnavailable: number
 /**
  * Ready replacements to wait for before sending a batch of `nextBatch` pods: every bounced pod
  * that had a controller owner should be back, less what the next batch may still take down
- * without going over `maxUnavailable`. Bare pods are never replaced, so they do not count.
+ * without going over `maxUnavailable`. Bare pods are never replaced, so they do not count; nor do
+ * pods that were not Ready when chosen: they were down before the run (the owners' wait counts
+ * them the same way), and a crash-looping pod's replacement may never be Ready.
  */
 export function replacementsWanted(
   chosen: readonly ChosenPod[],
@@ -63,6 +65,8 @@ export function replacementsWanted(
   maxUnavailable: number,
   nextBatch: number,
 ): number {
-  const owned = chosen.filter((pod) => pod.owner !== undefined && bounced.has(pod.uid)).length;
-  return Math.max(0, owned - (maxUnavailable - nextBatch));
+  const owed = chosen.filter(
+    (pod) => pod.owner !== undefined && pod.unready !== true && bounced.has(pod.uid),
+  ).length;
+  return Math.max(0, owed - (maxUnavailable - nextBatch));
 }

@@ -55,8 +55,13 @@ export interface BouncePlan {
 export const ownerKey = (owner: RolloutOwner): string => `${owner.kind}/${owner.name}`;
 
 /** What the workflow records of a pod it chose. */
-export function chosenPod({ name, uid, owner }: PodInfo): ChosenPod {
-  return owner === undefined ? { name, uid } : { name, uid, owner };
+export function chosenPod({ name, uid, owner, ready }: PodInfo): ChosenPod {
+  return {
+    name,
+    uid,
+    ...(owner === undefined ? {} : { owner }),
+    ...(ready ? {} : { unready: true }),
+  };
 }
 
 /** The selector's bounceMode, or the installation's default. */

@@ -33,4 +33,10 @@ describe('batch plan', () => {
     expect(replacementsWanted(chosen, new Set(['u0', 'u1']), 2, 1)).toBe(1);
     expect(replacementsWanted(chosen, new Set(['b']), 1, 1)).toBe(0);
   });
+
+  it('owes no replacement for a pod that was not Ready when chosen', () => {
+    const chosen = [{ ...sts(0), unready: true as const }, sts(1), sts(2)];
+    expect(replacementsWanted(chosen, new Set(['u0']), 1, 1)).toBe(0);
+    expect(replacementsWanted(chosen, new Set(['u0', 'u1']), 1, 1)).toBe(1);
+  });
 });

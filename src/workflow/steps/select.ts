@@ -62,8 +62,9 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   }
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;
+  const unready = chosen.filter((pod) => pod.unready).length;
   context.note(
-    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating, or created after issuedAt or after the run was accepted, or replacements of its own bounces)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
+    `chose ${chosen.length} pod(s) in ${data.selector.namespace}${skipped ? ` (${skipped} skipped: terminating, or created after issuedAt or after the run was accepted, or replacements of its own bounces)` : ''}${unready ? ` (${unready} not Ready: no Ready replacement owed for them)` : ''}: ${chosen.map((pod) => pod.name).join(', ')}`,
   );
   return chosen;
 }
