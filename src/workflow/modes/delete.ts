@@ -1,4 +1,4 @@
-import { podByPod, type BounceStrategy } from './mode.js';
+import { podByPod, READ_OWNER_SCALE, type BounceStrategy } from './mode.js';
 
 /** `delete`: DELETE with a uid precondition; 404 and a uid conflict both mean "already gone". */
 export const deleteMode: BounceStrategy = {
@@ -8,5 +8,8 @@ export const deleteMode: BounceStrategy = {
     await context.deps.kube.deletePod(context.data.selector.namespace, pod.name, pod.uid);
     return 'done';
   },
-  rbac: { worker: [{ apiGroup: '', resources: ['pods'], verbs: ['delete'] }], api: [] },
+  rbac: {
+    worker: [{ apiGroup: '', resources: ['pods'], verbs: ['delete'] }, ...READ_OWNER_SCALE],
+    api: [],
+  },
 };

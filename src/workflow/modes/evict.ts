@@ -1,4 +1,4 @@
-import { podByPod, type BounceStrategy } from './mode.js';
+import { podByPod, READ_OWNER_SCALE, type BounceStrategy } from './mode.js';
 
 /**
  * `evict`: the Eviction API with the same uid guard, so PodDisruptionBudgets are honoured; a 429
@@ -15,5 +15,11 @@ export const evictMode: BounceStrategy = {
     );
     return outcome === 'blocked' ? 'blocked' : 'done';
   },
-  rbac: { worker: [{ apiGroup: '', resources: ['pods/eviction'], verbs: ['create'] }], api: [] },
+  rbac: {
+    worker: [
+      { apiGroup: '', resources: ['pods/eviction'], verbs: ['create'] },
+      ...READ_OWNER_SCALE,
+    ],
+    api: [],
+  },
 };

@@ -56,6 +56,15 @@ export interface BounceStrategy {
   readonly rbac: { worker: readonly RbacRule[]; api: readonly RbacRule[] };
 }
 
+/**
+ * What a batch's owners' wait reads (owners-down.ts): the scale of each chosen pod's owner, a
+ * ReplicaSet's from a watch (a GET until it has listed), a StatefulSet's or DaemonSet's by a GET.
+ */
+export const READ_OWNER_SCALE: readonly RbacRule[] = [
+  { apiGroup: 'apps', resources: ['replicasets'], verbs: ['get', 'list', 'watch'] },
+  { apiGroup: 'apps', resources: ['statefulsets', 'daemonsets'], verbs: ['get'] },
+];
+
 /** The plan of a mode that bounces each chosen pod itself: no owners, `maxUnavailable` a batch. */
 export const podByPod: Pick<BounceStrategy, 'needsOwners' | 'plan'> = {
   needsOwners: false,
