@@ -1,3 +1,4 @@
+import { isPaused } from '../directive/paused.js';
 import type { BounceMode, Directive, ObjectRef } from '../directive/types.js';
 import type { MaxUnavailable } from '../directive/max-unavailable.js';
 import type { KubeGateway } from '../kube/gateway.js';
@@ -144,3 +145,16 @@ export const DONE: StepOutcome = { done: true };
 /** How a selector job ended when it did not fail. */
 export type SelectorResult =
   { outcome: 'bounced'; pods: string[] } | { outcome: 'superseded' | 'directive-deleted' };
+
+/**
+ * Whether the directive is paused right now: the watch cache's copy when it has one (it follows
+ * the annotation within a watch event), else the copy read when this run of the job began.
+ */
+export function pausedNow(context: StepContext): boolean {
+  const cached = context.deps.directives?.peek(context.data.directive);
+  const directive =
+    cached !== undefined && cached.metadata.uid === context.data.directive.uid
+      ? cached
+      : context.directive;
+  return isPaused(directive);
+}

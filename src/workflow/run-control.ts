@@ -1,8 +1,6 @@
 import type { Redis } from 'ioredis';
-import { isPaused } from '../directive/paused.js';
 import { ABORT_TTL_SECONDS, QUEUE_NAME, abortKey, selectorJobId } from '../queue/names.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
-import type { StepContext } from './context.js';
 
 /**
  * A run halted by a selector's terminal failure: the selector that failed first, and why. `attempt`
@@ -109,17 +107,4 @@ export class AbortFlags {
 function haltIn(mark: string): Halt | undefined {
   if (!mark.startsWith(HALT_PREFIX)) return undefined;
   return JSON.parse(mark.slice(HALT_PREFIX.length)) as Halt;
-}
-
-/**
- * Whether the directive is paused right now: the watch cache's copy when it has one (it follows
- * the annotation within a watch event), else the copy read when this run of the job began.
- */
-export function pausedNow(context: StepContext): boolean {
-  const cached = context.deps.directives?.peek(context.data.directive);
-  const directive =
-    cached !== undefined && cached.metadata.uid === context.data.directive.uid
-      ? cached
-      : context.directive;
-  return isPaused(directive);
 }

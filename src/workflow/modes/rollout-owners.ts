@@ -4,7 +4,7 @@ import type { RolloutState } from '../../kube/rollout-status.js';
 import { runMoment } from '../../queue/run-identity.js';
 import type { StepContext } from '../context.js';
 import type { BouncePlan } from '../plan.js';
-import { pausedNow } from '../run-control.js';
+import { pausedNow } from '../context.js';
 import { gateWait, soakWait } from '../steps/gates.js';
 import { underLease, type LeaseRefusal } from '../steps/under-lease.js';
 import { countsOf, pausedWait } from '../steps/waits.js';

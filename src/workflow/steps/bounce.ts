@@ -4,7 +4,7 @@ import { replacementsWanted } from '../batches.js';
 import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
 import { strategyOf, type BounceStrategy } from '../modes/index.js';
 import { planOf } from './bounce-plan.js';
-import { pausedNow } from '../run-control.js';
+import { pausedNow } from '../context.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
 import { ownersWait, recordOwnersShort } from '../owners-down.js';
 import * as replacements from './replacements.js';
