@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { ApiClient, ClientError } from './api-client.js';
 import { credentialsFrom, tokenFrom, type Credentials } from './credentials.js';
 import { CLIENT_ENV, envHelp, TOKEN_ENV } from './env-help.js';
-import { gateChange } from './gate-change.js';
+import { gateChange } from '../status/gate-change.js';
 import { SUMMARY_ABOVE } from './status-summary.js';
 import { finalState, readyCondition, renderStatus, type DirectiveView } from './status-view.js';
 import { plainJson, plainText } from './terminal-text.js';

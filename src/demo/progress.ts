@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { gateChange, type ReadyCondition } from '../cli/gate-change.js';
+import { gateChange, type ReadyCondition } from '../status/gate-change.js';
 import type { Directive } from '../directive/types.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { DemoClock } from './clock.js';

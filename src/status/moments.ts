@@ -1,6 +1,7 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
 import { readyOf } from './changes.js';
+import { closedGateText } from './gate-change.js';
 import { transition, type DesiredStatus, type Said, type Transition } from './projection.js';
 import { countsLabel, messageOf, selectorLabel, type Counts, type RunRef } from './run-messages.js';
 
@@ -201,7 +202,7 @@ function waiting(run: RunRef, moment: Extract<Moment, { kind: 'waiting' }>): Sai
 
 /** A gate closed: Ready says Gated and why; one Event per closing, not one per evaluation. */
 function gated(run: RunRef, moment: Extract<Moment, { kind: 'gated' }>): Said {
-  const closed = `gate ${moment.gate} closed: ${moment.why}`;
+  const closed = closedGateText(moment.gate, moment.why);
   const message = [moment.counts && countsLabel(moment.counts), closed].filter(Boolean).join('; ');
   const event: DirectiveEvent = {
     type: 'Normal',

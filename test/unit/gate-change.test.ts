@@ -2,7 +2,7 @@
 // one per closing (not per evaluation), naming the selector, the gate and why.
 import { describe, expect, it } from 'vitest';
 
-import { gateChange } from '../../src/cli/gate-change.js';
+import { gateChange } from '../../src/status/gate-change.js';
 import { renderStatus, type DirectiveView } from '../../src/cli/status-view.js';
 
 const gated = (message: string) => ({

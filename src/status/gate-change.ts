@@ -9,6 +9,11 @@ export interface ReadyCondition {
   message?: string;
 }
 
+/** How a closed gate reads in Ready's message (moments.ts writes it, `closedGateOf` reads it). */
+export function closedGateText(gate: string, why: string): string {
+  return `gate ${gate} closed: ${why}`;
+}
+
 /** `gate <name> closed: <why>` out of a Gated message, undefined when there is none. */
 export function closedGateOf(message: string | undefined): string | undefined {
   return /(?:^|: |; )(gate .+ closed: .+)$/.exec(message ?? '')?.[1];
