@@ -167,9 +167,10 @@ export function missesNothing(want: number | undefined, healthy: number): boolea
 
 /**
  * The bounced chosen pods with an owner (`count`), their owners, and per owner its Ready, not
- * terminating pods other than the bounced ones (the pod watch may not show those down yet).
- * Undefined when no scale can release them: none has an owner, an owner's scale is not read (of
- * another kind), or an owner has a live pod not Ready (missed, or about to go: no read spent).
+ * terminating pods. Undefined when no scale can release them: none has an owner, an owner's scale
+ * is not read (of another kind), or an owner is still at work: a bounced pod not gone yet (its
+ * replacement may follow; a lagging watch may show it Ready), or a live pod not Ready (missed, or
+ * about to go). No read is spent on an owner at work: that is every wait's usual state.
  */
 export function scaleCandidates(
   chosen: readonly ChosenPod[],
@@ -180,10 +181,9 @@ export function scaleCandidates(
   const owners = ownersOf(mine);
   if (mine.length === 0 || [...owners.values()].some((owner) => !SCALED.has(owner.kind)))
     return undefined;
-  const theirs = pods.filter(
-    (pod) => pod.owner !== undefined && owners.has(keyOf(pod.owner)) && !bounced.has(pod.uid),
-  );
-  if (theirs.some((pod) => !pod.ready && !pod.terminating)) return undefined;
+  const theirs = pods.filter((pod) => pod.owner !== undefined && owners.has(keyOf(pod.owner)));
+  if (theirs.some((pod) => bounced.has(pod.uid) || (!pod.ready && !pod.terminating)))
+    return undefined;
   return { count: mine.length, owners, healthy: healthyByOwner(theirs) };
 }
 

@@ -64,17 +64,21 @@ describe('an owner scaled down mid-run owes no replacement', () => {
     expect(missesNothing(5, 4)).toBe(false);
   });
 
-  it('counts the bounced pods with an owner, and their owner’s Ready pods besides them', () => {
-    // A watch that does not show the bounced pods down yet still counts them Ready: left out.
-    const pods = [...chosen(12).map((p) => pod(p.uid))];
-    const candidates = scaleCandidates(chosen(12), bounced, pods);
+  it('counts the bounced pods with an owner, once they are gone, and their owner’s Ready pods', () => {
+    const pods = chosen(12).map((p) => pod(p.uid));
+    // Not gone yet (terminating, or Ready as a lagging watch may show them): no read is spent.
+    expect(scaleCandidates(chosen(12), bounced, pods)).toBeUndefined();
+    const left = pods.filter((p) => !bounced.has(p.uid));
+    const candidates = scaleCandidates(chosen(12), bounced, left);
     expect(candidates?.count).toBe(3);
     expect(candidates?.healthy.get('ReplicaSet/web-1')).toBe(9);
     expect([...(candidates?.owners.keys() ?? [])]).toEqual(['ReplicaSet/web-1']);
   });
 
   it('releases nothing for bare pods, owners of another kind, or an owner with a pod not Ready', () => {
-    const pods = chosen(5).map((p) => pod(p.uid));
+    const pods = chosen(5)
+      .map((p) => pod(p.uid))
+      .filter((p) => !bounced.has(p.uid));
     expect(scaleCandidates(chosen(5, null), bounced, [])).toBeUndefined();
     expect(scaleCandidates(chosen(5, { kind: 'Job', name: 'j' }), bounced, [])).toBeUndefined();
     // A replacement made, not Ready yet: the owner misses it (no read is spent on its scale).
