@@ -60,6 +60,8 @@ export interface SelectorProgress {
    * it wanted less its Ready selector pods. What it misses beyond that later is down (DESIGN §4).
    */
   ownersShort?: Record<string, number>;
+  /** The chosen pods last noted as no longer wanted by their owner (a scale-down mid-run). */
+  noLongerWanted?: number;
   /** rollout: each chosen pod's restartable owner ("Deployment/reviews"), null when it has none. */
   podOwners?: Record<string, string | null>;
   /** rollout: owners whose restart was being sent (recorded before the patch). */

@@ -1,6 +1,11 @@
 // The arithmetic of a selector's pods down against their owners' scale (owners-down.ts).
 import { describe, expect, it } from 'vitest';
-import { ownerDown, shortOf } from '../../src/workflow/owners-down.js';
+import {
+  missesNothing,
+  ownerDown,
+  scaleCandidates,
+  shortOf,
+} from '../../src/workflow/owners-down.js';
 
 describe("pods down against their owner's scale", () => {
   it('counts what the owner misses beyond what it missed before the first batch', () => {
@@ -27,5 +32,59 @@ describe("pods down against their owner's scale", () => {
     expect(short).toBe(0);
     // Once the surplus is gone, one bounced and replaced: nothing down.
     expect(ownerDown({ want: 6, healthy: 6, short, chosenDown: 1 })).toBe(0);
+  });
+});
+
+describe('an owner scaled down mid-run owes no replacement', () => {
+  const rs = { kind: 'ReplicaSet', name: 'web-1' };
+  const chosen = (count: number, owner: { kind: string; name: string } | null = rs) =>
+    Array.from({ length: count }, (_, i) => ({
+      name: `web-${i}`,
+      uid: `u${i}`,
+      ...(owner === null ? {} : { owner }),
+    }));
+  const pod = (uid: string, ready = true, owner: { kind: string; name: string } = rs) => ({
+    name: uid,
+    uid,
+    createdAt: new Date(0),
+    ready,
+    terminating: false,
+    owner,
+  });
+  const bounced = new Set(['u0', 'u1', 'u2']);
+
+  it('misses nothing at or above its scale with Ready pods, or once it is gone', () => {
+    // 12 -> 5 after 3 of 12 were bounced: the 5 it keeps are Ready.
+    expect(missesNothing(5, 5)).toBe(true);
+    // The scale-down not carried out yet: its surplus is about to go, nothing is missed.
+    expect(missesNothing(5, 9)).toBe(true);
+    expect(missesNothing(undefined, 0)).toBe(true);
+    // Not scaled down: the 3 bounced pods' replacements are still owed.
+    expect(missesNothing(12, 9)).toBe(false);
+    expect(missesNothing(5, 4)).toBe(false);
+  });
+
+  it('counts the bounced pods with an owner, once they are gone, and their owner’s Ready pods', () => {
+    const pods = chosen(12).map((p) => pod(p.uid));
+    // Not gone yet (terminating, or Ready as a lagging watch may show them): no read is spent.
+    expect(scaleCandidates(chosen(12), bounced, pods)).toBeUndefined();
+    const left = pods.filter((p) => !bounced.has(p.uid));
+    const candidates = scaleCandidates(chosen(12), bounced, left);
+    expect(candidates?.count).toBe(3);
+    expect(candidates?.healthy.get('ReplicaSet/web-1')).toBe(9);
+    expect([...(candidates?.owners.keys() ?? [])]).toEqual(['ReplicaSet/web-1']);
+  });
+
+  it('releases nothing for bare pods, owners of another kind, or an owner with a pod not Ready', () => {
+    const pods = chosen(5)
+      .map((p) => pod(p.uid))
+      .filter((p) => !bounced.has(p.uid));
+    expect(scaleCandidates(chosen(5, null), bounced, [])).toBeUndefined();
+    expect(scaleCandidates(chosen(5, { kind: 'Job', name: 'j' }), bounced, [])).toBeUndefined();
+    // A replacement made, not Ready yet: the owner misses it (no read is spent on its scale).
+    expect(scaleCandidates(chosen(5), bounced, [...pods, pod('new', false)])).toBeUndefined();
+    // Another owner's pod not Ready holds nothing here.
+    const other = pod('other', false, { kind: 'ReplicaSet', name: 'api-1' });
+    expect(scaleCandidates(chosen(5), bounced, [...pods, other])?.count).toBe(3);
   });
 });

@@ -6,7 +6,7 @@ import { strategyOf, type BounceStrategy } from '../modes/index.js';
 import { planOf } from './bounce-plan.js';
 import { pausedNow } from '../context.js';
 import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
-import { ownersWait, recordOwnersShort } from '../owners-down.js';
+import { ownersWait, recordOwnersShort, unwantedBounced } from '../owners-down.js';
 import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
@@ -118,12 +118,14 @@ async function batchGate(
   const slack = limit - others.unready - siblings;
   const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
   const ready = replacements.replacementsAmong(context, pods, inherited).length;
+  // Bounced pods their owners no longer want (scaled down mid-run) count as replaced.
+  const unwanted = ready < wanted ? await unwantedBounced(context, { pods, bounced, ready }) : 0;
   const { namespace, labels } = context.data.selector;
-  if (wanted === 0 || ready >= wanted) {
+  if (wanted === 0 || ready + unwanted >= wanted) {
     // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
     const counts = { ...countsOf(context, bounced), ready, wanted };
     const held = await ownersWait(context, { pods, bounced, counts, holds }, limit - nextBatch);
-    return held ?? ready - others.unready - others.owed;
+    return held ?? ready + unwanted - others.unready - others.owed;
   }
   return {
     what: `${wanted} Ready replacement pod(s) in ${namespace}${holds} (${ready} so far)`,
