@@ -18,7 +18,11 @@
  *    by that directive's run, so it is answered `uid@second` (the second it was sent in) and not
  *    sent; it stays recorded above, down as it is. A claim of this directive's own (an earlier
  *    attempt, another run or selector of it) is kept as it is, and the pod goes. Entries past the
- *    age limit are dropped whenever a claim is written.
+ *    age limit are dropped whenever a claim is written. A claim reads `<directive uid> <second>`,
+ *    with `/<owner tag>` after the uid for a controlled pod (8 hex digits of the SHA-1 of
+ *    `<kind>/<name>`: what tells another directive's selectors that it is one of their pods,
+ *    `READ_SENT`, in a value short enough for Redis's compact hash encoding) and `/r` after that
+ *    for a pod the job inherited as a replacement (its slot is counted once, as in step 2).
  *
  * 0. With several selectors at once, a controlled pod not sent yet goes only while every selector
  *    of the run that chose it (its registration, `RECORD_CHOSEN`) stays within its maxUnavailable:
@@ -63,16 +67,29 @@ local function fits(pod)
   for _, j in ipairs(selectors) do down[j] = down[j] + 1 end
   return true
 end
+local theirs = {}
+local inherited = redis.call('HGET', KEYS[1], ARGV[5])
+if inherited then
+  local decoded = cjson.decode(inherited)
+  if type(decoded.theirs) == 'table' then
+    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
+  end
+end
 local claims = 0
 local function claimedBy(pod)
   local raw = redis.call('HGET', KEYS[4], pod.u)
   local by, at = nil, nil
-  if raw then by, at = string.match(raw, '^(%S+) (%d+)$') end
+  if raw then by, at = string.match(raw, '^([^/ ]+)%S* (%d+)$') end
   if by and tonumber(at) >= tonumber(ARGV[2]) then
     if by ~= ARGV[10] then return at end
     return nil
   end
-  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. ' ' .. ARGV[6])
+  local owner = ''
+  if type(pod.o) == 'string' then
+    owner = '/' .. string.sub(redis.sha1hex(string.match(pod.o, '^[^/]*/(.*)$')), 1, 8)
+    if theirs[pod.u] then owner = owner .. '/r' end
+  end
+  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. owner .. ' ' .. ARGV[6])
   claims = claims + 1
   return nil
 end
@@ -112,14 +129,6 @@ if raw then
     if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
   end
 end
-local theirs = {}
-local inherited = redis.call('HGET', KEYS[1], ARGV[5])
-if inherited then
-  local decoded = cjson.decode(inherited)
-  if type(decoded.theirs) == 'table' then
-    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
-  end
-end
 for _, pod in ipairs(controlled) do
   local entry = { u = pod.u, s = tonumber(ARGV[6]) }
   if theirs[pod.u] then entry.r = 1 end
@@ -151,4 +160,34 @@ if redis.call('HSETNX', KEYS[1], field, ARGV[2]) == 1 then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
+`;
+
+/**
+ * What a selector counts as down of other runs' and directives' bounces (`sent-pods.ts`), in one
+ * step: a field of the hash of sent pods (the selector's entries, or what a job inherited), and
+ * the claims of the namespace's record that another directive made within the age limit on pods
+ * of the owners given, by their tags (answered by three: uid, second, `r` for a replacement's
+ * slot or '').
+ * Claims without an owner (bare pods, never replaced) are not answered.
+ *
+ * KEYS: the hash of sent pods, the namespace's claims. ARGV: the field, the directive's uid, the
+ * oldest second kept, the owners (JSON array of `<kind>/<name>`).
+ */
+export const READ_SENT = `
+local found = { redis.call('HGET', KEYS[1], ARGV[1]) or '' }
+local owners = {}
+for _, owner in ipairs(cjson.decode(ARGV[4])) do
+  owners[string.sub(redis.sha1hex(owner), 1, 8)] = true
+end
+if next(owners) == nil then return found end
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  local by, owner, mark, at = string.match(all[i + 1], '^([^/ ]+)/(%x+)(%S*) (%d+)$')
+  if by and by ~= ARGV[2] and owners[owner] and tonumber(at) >= tonumber(ARGV[3]) then
+    table.insert(found, all[i])
+    table.insert(found, at)
+    table.insert(found, mark == '/r' and 'r' or '')
+  end
+end
+return found
 `;

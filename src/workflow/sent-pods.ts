@@ -3,19 +3,22 @@ import { podClaimsKey, runOwnersKey, runSentPodsKey, sentPodsKey } from '../queu
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import {
   NOTHING_INHERITED,
+  claimsOf,
   ownerKey,
+  parseInherited,
   type FirstBounces,
   type Inherited,
   type SentPod,
 } from './others-down.js';
 
 import { withLuaCommands } from '../queue/lua-commands.js';
-import { RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
+import { READ_SENT, RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
 import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
 
 interface SentCommands {
   podBouncerRecordSent(...args: string[]): Promise<string[]>;
   podBouncerRecordChosen(...args: string[]): Promise<number>;
+  podBouncerReadSent(...args: string[]): Promise<string[]>;
 }
 
 /** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
@@ -50,6 +53,7 @@ export class SentPods {
     this.redis = withLuaCommands<SentCommands>(redis, {
       podBouncerRecordSent: { numberOfKeys: 4, lua: RECORD_SENT },
       podBouncerRecordChosen: { numberOfKeys: 1, lua: RECORD_CHOSEN },
+      podBouncerReadSent: { numberOfKeys: 2, lua: READ_SENT },
     });
   }
 
@@ -167,10 +171,18 @@ export class SentPods {
     return runOwnersKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
 
-  /** The selector's pods sent a bounce within the age limit, once each, by any run. */
-  async list(data: SelectorJobData, now = Date.now()): Promise<SentPod[]> {
-    const raw = await this.redis.hget(sentPodsKey(this.prefix, data.directive.uid), fieldOf(data));
-    const parsed: unknown = raw === null ? [] : JSON.parse(raw);
+  /**
+   * The selector's pods sent a bounce within the age limit, once each, by any run; then the pods
+   * of `owners` (`claimOwners`: the selector's listed pods' owners) another directive's run
+   * claimed within it, read in the same step (DESIGN §4, whichever directive took them down).
+   */
+  async list(
+    data: SelectorJobData,
+    owners: readonly string[] = [],
+    now = Date.now(),
+  ): Promise<SentPod[]> {
+    const { raw, claimed } = await this.read(data, fieldOf(data), owners, now);
+    const parsed: unknown = raw === '' ? [] : JSON.parse(raw);
     const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
     const byUid = new Map<string, SentPod>();
     for (const { u, s, r } of entries) {
@@ -178,7 +190,26 @@ export class SentPods {
         byUid.set(u, { uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) });
       }
     }
+    for (const pod of claimed) if (!byUid.has(pod.uid)) byUid.set(pod.uid, pod);
     return [...byUid.values()];
+  }
+
+  /** A field of the hash of sent pods, and the claims of `owners`' pods by other directives. */
+  private async read(
+    data: SelectorJobData,
+    field: string,
+    owners: readonly string[],
+    now: number,
+  ): Promise<{ raw: string; claimed: SentPod[] }> {
+    const [raw = '', ...rest] = await this.redis.podBouncerReadSent(
+      sentPodsKey(this.prefix, data.directive.uid),
+      podClaimsKey(this.prefix, data.selector.namespace),
+      field,
+      data.directive.uid,
+      String(now - this.maxAgeMs),
+      JSON.stringify(owners),
+    );
+    return { raw, claimed: claimsOf(rest) };
   }
 
   /** Keeps what a job inherited from other runs when it chose (beside the entries, not in the job). */
@@ -196,18 +227,17 @@ export class SentPods {
       .exec();
   }
 
-  /** What the job inherited when it chose; nothing when it chose none or it has expired. */
-  async inherited(data: SelectorJobData): Promise<Inherited> {
-    const key = sentPodsKey(this.prefix, data.directive.uid);
-    const raw = await this.redis.hget(key, jobField(data));
-    if (raw === null) return NOTHING_INHERITED;
-    const parsed = JSON.parse(raw) as Partial<Inherited>;
-    const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
-    return {
-      taken: list(parsed.taken),
-      owed: Number(parsed.owed ?? 0),
-      theirs: list(parsed.theirs),
-      ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
-    };
+  /**
+   * What the job inherited when it chose (nothing when it chose none or it has expired), and the
+   * pods of `owners` another directive's run claimed within the age limit, as they are now (read
+   * in the same step): `withClaims` counts those claimed since it chose.
+   */
+  async inherited(
+    data: SelectorJobData,
+    owners: readonly string[] = [],
+    now = Date.now(),
+  ): Promise<{ kept: Inherited; claimed: SentPod[] }> {
+    const { raw, claimed } = await this.read(data, jobField(data), owners, now);
+    return { kept: raw === '' ? NOTHING_INHERITED : parseInherited(raw), claimed };
   }
 }

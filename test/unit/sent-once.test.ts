@@ -124,4 +124,34 @@ describe('a chunk recorded as sent', () => {
     expect((await sent.record(job('7', 1), [bare('x3')])).taken).toEqual([]);
     expect((await sent.record(other('8'), [bare('x3'), controlled('x1')])).taken).toEqual(['x3']);
   });
+
+  it("answers the claims other directives made on the owners' pods, not its own nor bare ones", async () => {
+    const of = (uid: string, runKey: string): SelectorJobData => {
+      const data = job(runKey, 0, false);
+      return { ...data, directive: { ...data.directive, name: uid, uid } };
+    };
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    // u-3 sends y1 (controlled), y2 (bare) and y3, a pod of another owner; this directive sends y4.
+    const stranger = { name: 'y3', uid: 'y3', owner: { kind: 'ReplicaSet', name: 'ratings-1' } };
+    await sent.record(of('u-3', '9'), [controlled('y1'), bare('y2'), stranger], {}, now);
+    await sent.record(job('9', 0, false), [controlled('y4')], {}, now);
+    const owners = [`${owner.kind}/${owner.name}`];
+    // The earlier case's claims (x1, u-2's) are answered too: only the y pods are looked at.
+    const ys = async (at: number) => {
+      const { claimed } = await sent.inherited(job('9', 0, false), owners, at);
+      return claimed.filter((pod) => pod.uid.startsWith('y'));
+    };
+    expect(await ys(now)).toEqual([{ uid: 'y1', since: now }]);
+    // At choice, beside the selector's own entries.
+    const listed = await sent.list(job('10', 0, false), owners, now);
+    const uids = listed.map((pod) => pod.uid).filter((uid) => uid.startsWith('y'));
+    expect(uids.sort()).toEqual(['y1', 'y4']);
+    // A pod the job inherited as a replacement holds an older slot: its claim says so.
+    const heir = of('u-4', '11');
+    await sent.keepInherited(heir, { taken: ['y1'], owed: 0, theirs: ['y5'] });
+    await sent.record(heir, [controlled('y5')], {}, now);
+    expect(await ys(now)).toContainEqual({ uid: 'y5', since: now, replacement: true });
+    // Past the age limit (a minute here), a claim is nobody's.
+    expect(await ys(now + 61_000)).toEqual([]);
+  });
 });

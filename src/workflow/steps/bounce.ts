@@ -5,7 +5,7 @@ import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../c
 import { strategyOf, type BounceStrategy } from '../modes/index.js';
 import { planOf } from './bounce-plan.js';
 import { pausedNow } from '../run-control.js';
-import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
+import { inheritedDown } from '../others-down.js';
 import { ownersWait, recordOwnersShort } from '../owners-down.js';
 import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
@@ -96,9 +96,10 @@ async function sendBatch(
 
 /**
  * Before a batch: the replacements of the pods bounced so far, less slack, counting as down too
- * the pods another run of the directive took down (`others-down.ts`): what that run has still owed
- * is waited for as replacements, and its replacements this run chose, not Ready yet, take slack;
- * and the chosen pods another selector of this run sent (`sibling-down.ts`), not reached yet.
+ * the pods another run of the directive, or another directive's run, took down (`others-down.ts`):
+ * what that run has still owed is waited for as replacements, and its replacements this run
+ * chose, not Ready yet, take slack; and the chosen pods another selector of this run sent
+ * (`sibling-down.ts`), not reached yet.
  * Clear: the credit its chunks are recorded with, what offsets its pods sent.
  */
 async function batchGate(
@@ -108,7 +109,7 @@ async function batchGate(
   { nextBatch, holds = '' }: { nextBatch: number; holds?: string },
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
-  const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
+  const inherited = await replacements.inheritedNow(context, bounced);
   const unreached = chosen.filter((pod) => pod.owner !== undefined && !bounced.has(pod.uid));
   const siblings = bounced.size === chosen.length ? 0 : await siblingsSent(context, unreached);
   const own = replacementsWanted(chosen, bounced, limit - siblings, nextBatch);

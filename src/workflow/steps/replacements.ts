@@ -1,7 +1,7 @@
 import type { PodInfo } from '../../kube/pods.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { StepContext } from '../context.js';
-import { NOTHING_INHERITED, type Inherited } from '../others-down.js';
+import { NOTHING_INHERITED, claimOwners, withClaims, type Inherited } from '../others-down.js';
 import { ownerKey } from '../others-down.js';
 
 /**
@@ -58,6 +58,20 @@ export function replacementsAmong(
   return readyNotChosen(context, pods).filter(
     (pod) => !taken.has(pod.uid) && (since === undefined || pod.createdAt.getTime() >= since),
   );
+}
+
+/**
+ * What counts as down of other bounces than this selector's before its next batch: what the job
+ * inherited from the directive's other runs when it chose, and the pods of its chosen pods'
+ * owners other directives' runs claimed since, read in one step (`withClaims`).
+ */
+export async function inheritedNow(
+  context: StepContext,
+  bounced: ReadonlySet<string>,
+): Promise<Inherited> {
+  const owners = claimOwners(context.progress.chosen ?? []);
+  const read = await context.deps.sent?.inherited(context.data, owners);
+  return read === undefined ? NOTHING_INHERITED : withClaims(read.kept, read.claimed, bounced);
 }
 
 /** Pods Ready, not terminating and not chosen now (`readyNotChosen` of `selectorPods`). */
