@@ -73,20 +73,13 @@ export function withClaims(
   return { ...inherited, taken, owed: inherited.owed + slots, since };
 }
 
-/** The owners of `pods` as the namespace's claims name them (`<kind>/<name>`), once each. */
-export function claimOwners(pods: readonly { owner?: { kind: string; name: string } }[]): string[] {
-  const owners = pods.flatMap((pod) => (pod.owner ? [`${pod.owner.kind}/${pod.owner.name}`] : []));
-  return [...new Set(owners)];
-}
-
-/** The claims `READ_SENT` answered, three entries each: uid, second, `r` for a replacement's. */
-export function claimsOf(answer: readonly string[]): SentPod[] {
-  const claimed: SentPod[] = [];
-  for (let at = 0; at + 2 < answer.length; at += 3) {
-    const [uid = '', since = '', mark] = answer.slice(at, at + 3);
-    claimed.push({ uid, since: Number(since), ...(mark === 'r' ? { replacement: true } : {}) });
-  }
-  return claimed;
+/** A selector's entries of pods sent (`RECORD_SENT`), read back: those sent at or after `oldest`. */
+export function parseSent(raw: string, oldest: number): SentPod[] {
+  const parsed: unknown = raw === '' ? [] : JSON.parse(raw);
+  const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
+  return entries
+    .filter(({ s }) => s >= oldest)
+    .map(({ u, s, r }) => ({ uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) }));
 }
 
 /** What a job kept when it chose (`SentPods.keepInherited`), read back. */

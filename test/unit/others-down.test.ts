@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PodInfo } from '../../src/kube/pods.js';
-import {
-  claimOwners,
-  inheritedAtChoice,
-  inheritedDown,
-  withClaims,
-} from '../../src/workflow/others-down.js';
+import { inheritedAtChoice, inheritedDown, withClaims } from '../../src/workflow/others-down.js';
+import { claimOwners } from '../../src/workflow/pod-claims.js';
 
 const SECOND = 1_000_000_000_000;
 const pod = (uid: string, created: number, ready = true, terminating = false): PodInfo => ({

@@ -68,9 +68,11 @@ async function sendBatch(
     // another selector of the run recorded first is its to send: gone or going by this run's
     // hand, it counts as bounced here too, and its replacement is waited for as any other's; so
     // does a pod another directive's run claimed first. A pod that would take a selector that
-    // chose it past its maxUnavailable is held back, unsent.
+    // chose it past its maxUnavailable is held back, unsent; so is one claimed after another
+    // directive claimed more than the batch gate counted.
     const credits = await chunkCredits(context, whole, credit);
-    const answer = await context.deps.sent?.record(context.data, whole, credits);
+    const fence = replacements.claimsFence(context);
+    const answer = await context.deps.sent?.record(context.data, whole, { credits, fence });
     const taken = new Set(answer?.taken ?? []);
     const held = new Set(answer?.held ?? []);
     await replacements.takenFrom(context, whole, taken, answer?.claimed);
