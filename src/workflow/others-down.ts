@@ -10,8 +10,9 @@ export interface SentPod {
 }
 
 /**
- * What the bounces of the directive's other runs cost a selector when this run chose its pods
- * (under the bounce lease, so no other run sends anything meanwhile).
+ * What the bounces of the directive's other runs, and of other directives' runs, cost a selector
+ * when this run chose its pods (under the bounce lease, so no other run of the directive sends
+ * anything meanwhile; `withClaims` adds what other directives claimed since).
  */
 export interface Inherited {
   /** The pods another run took down: never a replacement, however a lagging watch shows them. */
@@ -31,14 +32,15 @@ export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
 
 /**
  * DESIGN §4: never more than maxUnavailable of a selector's pods down because of pod-bouncer,
- * whichever run took them down. A pod another run sent a bounce to and that is not among this
- * run's chosen was terminating or gone when this run chose: it is owed a Ready replacement that
- * this run did not choose, unless this run chose that replacement itself (a chosen pod created in
- * or after the second the first of them was sent). A slot is owed once: a replacement that a
- * later run bounced again (A, then A', then A'' chosen now) is the same slot as the pod it
- * replaced, so only the pods sent that were no one's replacement are owed. Pods not Ready for reasons of their own
- * (created before any of those bounces) count for nothing: a crash-looping pod must not stall
- * the selector.
+ * whichever run took them down, of this directive or another (`sent`: the selector's entries and
+ * the claims other directives made on its pods' owners' pods). A pod another run sent a bounce to
+ * and that is not among this run's chosen was terminating or gone when this run chose: it is owed
+ * a Ready replacement that this run did not choose, unless this run chose that replacement itself
+ * (a chosen pod created in or after the second the first of them was sent). A slot is owed once:
+ * a replacement that a later run bounced again (A, then A', then A'' chosen now) is the same slot
+ * as the pod it replaced, so only the pods sent that were no one's replacement are owed. Pods not
+ * Ready for reasons of their own (created before any of those bounces) count for nothing: a
+ * crash-looping pod must not stall the selector.
  */
 export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly PodInfo[]): Inherited {
   const chosenUids = new Set(chosen.map((pod) => pod.uid));
@@ -49,6 +51,47 @@ export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly Pod
   const taken = others.map((pod) => pod.uid);
   const slots = others.filter((pod) => pod.replacement !== true).length;
   return { taken, owed: Math.max(0, slots - theirs.length), theirs, since };
+}
+
+/**
+ * What a job inherited, with the pods another directive's run claimed since it chose (`claimed`:
+ * of the selector's owners, within the age limit): each is down until replaced, as a pod another
+ * run sent is, and owed a Ready replacement unless it held a replacement's slot. Those already
+ * inherited, and those this job counts as bounced (sent, or taken as claimed), are counted there.
+ */
+export function withClaims(
+  inherited: Inherited,
+  claimed: readonly SentPod[],
+  bounced: ReadonlySet<string>,
+): Inherited {
+  const known = new Set(inherited.taken);
+  const fresh = claimed.filter((pod) => !known.has(pod.uid) && !bounced.has(pod.uid));
+  if (fresh.length === 0) return inherited;
+  const slots = fresh.filter((pod) => pod.replacement !== true).length;
+  const since = Math.min(...fresh.map((pod) => pod.since), inherited.since ?? Infinity);
+  const taken = [...inherited.taken, ...fresh.map((pod) => pod.uid)];
+  return { ...inherited, taken, owed: inherited.owed + slots, since };
+}
+
+/** A selector's entries of pods sent (`RECORD_SENT`), read back: those sent at or after `oldest`. */
+export function parseSent(raw: string, oldest: number): SentPod[] {
+  const parsed: unknown = raw === '' ? [] : JSON.parse(raw);
+  const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
+  return entries
+    .filter(({ s }) => s >= oldest)
+    .map(({ u, s, r }) => ({ uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) }));
+}
+
+/** What a job kept when it chose (`SentPods.keepInherited`), read back. */
+export function parseInherited(raw: string): Inherited {
+  const parsed = JSON.parse(raw) as Partial<Inherited>;
+  const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+  return {
+    taken: list(parsed.taken),
+    owed: Number(parsed.owed ?? 0),
+    theirs: list(parsed.theirs),
+    ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
+  };
 }
 
 /** Pods another run took down, as counted against this run's maxUnavailable now. */

@@ -18,7 +18,15 @@
  *    by that directive's run, so it is answered `uid@second` (the second it was sent in) and not
  *    sent; it stays recorded above, down as it is. A claim of this directive's own (an earlier
  *    attempt, another run or selector of it) is kept as it is, and the pod goes. Entries past the
- *    age limit are dropped whenever a claim is written.
+ *    age limit are dropped whenever a claim is written. A claim reads `<directive uid> <second>`,
+ *    with `/<owner tag>` after the uid for a controlled pod (8 hex digits of the SHA-1 of
+ *    `<kind>/<name>`: what tells another directive's selectors that it is one of their pods,
+ *    `READ_SENT`, in a value short enough for Redis's compact hash encoding) and `/r` after that
+ *    for a pod the job inherited as a replacement (its slot is counted once, as in step 2).
+ *    With a fence (what the selector's batch gate counted: the claims other directives had made
+ *    on its owners' pods), a pod not claimed yet goes only while they have made no more since:
+ *    else it is held back with the rest of the chunk, as in step 0, by the selector's own budget
+ *    (two directives' gates that opened at once do not both send).
  *
  * 0. With several selectors at once, a controlled pod not sent yet goes only while every selector
  *    of the run that chose it (its registration, `RECORD_CHOSEN`) stays within its maxUnavailable:
@@ -33,10 +41,28 @@
  * uid, `o` its owner's key when it has one), the job's field (what it inherited when it chose),
  * the second sent in, the run keys' TTL in ms, the selector's mark ('' with one selector at a
  * time: nothing is checked nor recorded per run), the credits (JSON object, selector index → count),
- * the directive's uid.
+ * the directive's uid, the fence ('' for none, else JSON: `n` the claims counted, `at` the oldest
+ * second they were counted from, `o` the owners as `<kind>/<name>`, `i` the selector's index).
  * Answers the uids dropped (and those held back, marked).
  */
-export const RECORD_SENT = `
+/**
+ * Lua both scripts share: an owner's tag, and the claims another directive than `directive` made
+ * at or after `oldest` on pods of `owners` (a set of tags), each handed to `each`.
+ */
+const FOREIGN_CLAIMS = `
+local function tagOf(owner) return string.sub(redis.sha1hex(owner), 1, 8) end
+local function foreignClaims(key, directive, owners, oldest, each)
+  local all = redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    local by, owner, mark, at = string.match(all[i + 1], '^([^/ ]+)/(%x+)(%S*) (%d+)$')
+    if by and by ~= directive and owners[owner] and tonumber(at) >= tonumber(oldest) then
+      each(all[i], at, mark)
+    end
+  end
+end
+`;
+
+export const RECORD_SENT = `${FOREIGN_CLAIMS}
 local mine = ARGV[8]
 local taken = {}
 local controlled = {}
@@ -63,16 +89,47 @@ local function fits(pod)
   for _, j in ipairs(selectors) do down[j] = down[j] + 1 end
   return true
 end
+local theirs = {}
+local inherited = redis.call('HGET', KEYS[1], ARGV[5])
+if inherited then
+  local decoded = cjson.decode(inherited)
+  if type(decoded.theirs) == 'table' then
+    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
+  end
+end
+local function claimOf(pod)
+  local raw = redis.call('HGET', KEYS[4], pod.u)
+  if not raw then return nil end
+  local by, at = string.match(raw, '^([^/ ]+)%S* (%d+)$')
+  if by and tonumber(at) >= tonumber(ARGV[2]) then return by, at end
+  return nil
+end
+local fence = nil
+if ARGV[11] ~= '' then fence = cjson.decode(ARGV[11]) end
+local crossed = nil
+local function fenceCrossed()
+  if fence == nil then return false end
+  if crossed == nil then
+    local owners, count = {}, 0
+    for _, owner in ipairs(fence.o) do owners[tagOf(owner)] = true end
+    foreignClaims(KEYS[4], ARGV[10], owners, fence.at, function() count = count + 1 end)
+    crossed = count > tonumber(fence.n)
+  end
+  return crossed
+end
 local claims = 0
 local function claimedBy(pod)
-  local raw = redis.call('HGET', KEYS[4], pod.u)
-  local by, at = nil, nil
-  if raw then by, at = string.match(raw, '^(%S+) (%d+)$') end
-  if by and tonumber(at) >= tonumber(ARGV[2]) then
+  local by, at = claimOf(pod)
+  if by then
     if by ~= ARGV[10] then return at end
     return nil
   end
-  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. ' ' .. ARGV[6])
+  local owner = ''
+  if type(pod.o) == 'string' then
+    owner = '/' .. tagOf(string.match(pod.o, '^[^/]*/(.*)$'))
+    if theirs[pod.u] then owner = owner .. '/r' end
+  end
+  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. owner .. ' ' .. ARGV[6])
   claims = claims + 1
   return nil
 end
@@ -81,7 +138,10 @@ for _, pod in ipairs(cjson.decode(ARGV[4])) do
   local holder = false
   if mine ~= '' then holder = redis.call('HGET', KEYS[3], pod.u) end
   local ok, by = true, nil
-  if not held and not (holder and holder ~= mine) then ok, by = fits(pod) end
+  if not held and not (holder and holder ~= mine) then
+    ok, by = fits(pod)
+    if ok and claimOf(pod) == nil and fenceCrossed() then ok, by = false, fence.i end
+  end
   if held or not ok then
     if not held then table.insert(taken, '#' .. by) end
     held = true
@@ -110,14 +170,6 @@ local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if raw then
   for _, entry in ipairs(cjson.decode(raw)) do
     if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
-  end
-end
-local theirs = {}
-local inherited = redis.call('HGET', KEYS[1], ARGV[5])
-if inherited then
-  local decoded = cjson.decode(inherited)
-  if type(decoded.theirs) == 'table' then
-    for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
   end
 end
 for _, pod in ipairs(controlled) do
@@ -151,4 +203,28 @@ if redis.call('HSETNX', KEYS[1], field, ARGV[2]) == 1 then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
+`;
+
+/**
+ * What a selector counts as down of other runs' and directives' bounces (`sent-pods.ts`), in one
+ * step: a field of the hash of sent pods (the selector's entries, or what a job inherited), and
+ * the claims of the namespace's record that another directive made within the age limit on pods
+ * of the owners given, by their tags (answered by three: uid, second, `r` for a replacement's
+ * slot or '').
+ * Claims without an owner (bare pods, never replaced) are not answered.
+ *
+ * KEYS: the hash of sent pods, the namespace's claims. ARGV: the field, the directive's uid, the
+ * oldest second kept, the owners (JSON array of `<kind>/<name>`).
+ */
+export const READ_SENT = `${FOREIGN_CLAIMS}
+local found = { redis.call('HGET', KEYS[1], ARGV[1]) or '' }
+local owners = {}
+for _, owner in ipairs(cjson.decode(ARGV[4])) do owners[tagOf(owner)] = true end
+if next(owners) == nil then return found end
+foreignClaims(KEYS[2], ARGV[2], owners, ARGV[3], function(uid, at, mark)
+  table.insert(found, uid)
+  table.insert(found, at)
+  table.insert(found, mark == '/r' and 'r' or '')
+end)
+return found
 `;

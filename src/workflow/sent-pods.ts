@@ -4,18 +4,30 @@ import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import {
   NOTHING_INHERITED,
   ownerKey,
+  parseInherited,
+  parseSent,
   type FirstBounces,
   type Inherited,
   type SentPod,
 } from './others-down.js';
-
 import { withLuaCommands } from '../queue/lua-commands.js';
-import { RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
+import { READ_SENT, RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
 import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
+import { claimsOf, fenceArgument, type ClaimsFence } from './pod-claims.js';
+
+/** What a chunk is recorded with besides its pods (`SentPods.record`). */
+export interface RecordOptions {
+  /** Each selector's Ready replacements now, by index (several selectors at once). */
+  credits?: Readonly<Record<string, number>>;
+  now?: number;
+  /** What the batch gate counted of other directives' claims (`pod-claims.ts`). */
+  fence?: ClaimsFence | undefined;
+}
 
 interface SentCommands {
   podBouncerRecordSent(...args: string[]): Promise<string[]>;
   podBouncerRecordChosen(...args: string[]): Promise<number>;
+  podBouncerReadSent(...args: string[]): Promise<string[]>;
 }
 
 /** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
@@ -50,6 +62,7 @@ export class SentPods {
     this.redis = withLuaCommands<SentCommands>(redis, {
       podBouncerRecordSent: { numberOfKeys: 4, lua: RECORD_SENT },
       podBouncerRecordChosen: { numberOfKeys: 1, lua: RECORD_CHOSEN },
+      podBouncerReadSent: { numberOfKeys: 2, lua: READ_SENT },
     });
   }
 
@@ -63,13 +76,13 @@ export class SentPods {
    * one at a time only the controlled pods are recorded (bare pods are never replaced). Across
    * directives, a pod to send is claimed in its namespace's record, in the same step: a pod another
    * directive's run claimed first is left out and answered with the second it was sent in (DESIGN
-   * §4, whatever the directives); a claim of this directive's own (a re-run) lets it go.
+   * §4, whatever the directives); a claim of this directive's own (a re-run) lets it go. With a
+   * `fence`, a pod not claimed yet is held back once other directives claimed more since.
    */
   async record(
     data: SelectorJobData,
     pods: readonly ChosenPod[],
-    credits: Readonly<Record<string, number>> = {},
-    now = Date.now(),
+    { credits = {}, now = Date.now(), fence }: RecordOptions = {},
   ): Promise<SentAnswer> {
     const mine = data.order === undefined ? '' : String(data.selectorIndex);
     const since = Math.floor(now / 1000) * 1000;
@@ -94,6 +107,7 @@ export class SentPods {
       mine,
       JSON.stringify(credits),
       uid,
+      fenceArgument(fence, data.selectorIndex),
     );
     return readSentAnswer(answer);
   }
@@ -167,18 +181,41 @@ export class SentPods {
     return runOwnersKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
 
-  /** The selector's pods sent a bounce within the age limit, once each, by any run. */
-  async list(data: SelectorJobData, now = Date.now()): Promise<SentPod[]> {
-    const raw = await this.redis.hget(sentPodsKey(this.prefix, data.directive.uid), fieldOf(data));
-    const parsed: unknown = raw === null ? [] : JSON.parse(raw);
-    const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
+  /**
+   * The selector's pods sent a bounce within the age limit, once each, by any run; then those of
+   * `owners` (`claimOwners`) another directive's run claimed within it, read in the same step.
+   */
+  async list(
+    data: SelectorJobData,
+    owners: readonly string[] = [],
+    now = Date.now(),
+  ): Promise<SentPod[]> {
+    const { raw, claimed } = await this.read(data, fieldOf(data), owners, now);
     const byUid = new Map<string, SentPod>();
-    for (const { u, s, r } of entries) {
-      if (s >= now - this.maxAgeMs && !byUid.has(u)) {
-        byUid.set(u, { uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) });
-      }
+    for (const pod of [...parseSent(raw, now - this.maxAgeMs), ...claimed]) {
+      if (!byUid.has(pod.uid)) byUid.set(pod.uid, pod);
     }
     return [...byUid.values()];
+  }
+
+  /** A field of the hash of sent pods, and the claims of `owners`' pods by other directives. */
+  private async read(
+    data: SelectorJobData,
+    field: string,
+    owners: readonly string[],
+    now: number,
+  ): Promise<{ raw: string; claimed: SentPod[]; fence: ClaimsFence }> {
+    const oldest = now - this.maxAgeMs;
+    const [raw = '', ...rest] = await this.redis.podBouncerReadSent(
+      sentPodsKey(this.prefix, data.directive.uid),
+      podClaimsKey(this.prefix, data.selector.namespace),
+      field,
+      data.directive.uid,
+      String(oldest),
+      JSON.stringify(owners),
+    );
+    const claimed = claimsOf(rest);
+    return { raw, claimed, fence: { owners, seen: claimed.length, oldest } };
   }
 
   /** Keeps what a job inherited from other runs when it chose (beside the entries, not in the job). */
@@ -196,18 +233,18 @@ export class SentPods {
       .exec();
   }
 
-  /** What the job inherited when it chose; nothing when it chose none or it has expired. */
-  async inherited(data: SelectorJobData): Promise<Inherited> {
-    const key = sentPodsKey(this.prefix, data.directive.uid);
-    const raw = await this.redis.hget(key, jobField(data));
-    if (raw === null) return NOTHING_INHERITED;
-    const parsed = JSON.parse(raw) as Partial<Inherited>;
-    const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
-    return {
-      taken: list(parsed.taken),
-      owed: Number(parsed.owed ?? 0),
-      theirs: list(parsed.theirs),
-      ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
-    };
+  /**
+   * What the job inherited when it chose (nothing when it chose none or it has expired), and the
+   * pods of `owners` another directive's run claimed within the age limit, as they are now (read
+   * in the same step): `withClaims` counts those claimed since it chose; a chunk sent after it is
+   * fenced by them.
+   */
+  async inherited(
+    data: SelectorJobData,
+    owners: readonly string[] = [],
+    now = Date.now(),
+  ): Promise<{ kept: Inherited; claimed: SentPod[]; fence: ClaimsFence }> {
+    const { raw, claimed, fence } = await this.read(data, jobField(data), owners, now);
+    return { kept: raw === '' ? NOTHING_INHERITED : parseInherited(raw), claimed, fence };
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PodInfo } from '../../src/kube/pods.js';
-import { inheritedAtChoice, inheritedDown } from '../../src/workflow/others-down.js';
+import { inheritedAtChoice, inheritedDown, withClaims } from '../../src/workflow/others-down.js';
+import { claimOwners } from '../../src/workflow/pod-claims.js';
 
 const SECOND = 1_000_000_000_000;
 const pod = (uid: string, created: number, ready = true, terminating = false): PodInfo => ({
@@ -69,5 +70,32 @@ describe('what an older run took down, as a newer run counts it', () => {
     });
     // a3 not created yet: the one slot is owed once.
     expect(inheritedAtChoice(sent, [pod('c', SECOND - 60_000)]).owed).toBe(1);
+  });
+});
+
+describe("what another directive's runs took down since a run chose", () => {
+  const kept = inheritedAtChoice([{ uid: 'a', since: SECOND }], [pod('c', SECOND - 60_000)]);
+
+  it('owes a replacement for each pod claimed since, once, and never takes one for a replacement', () => {
+    const claimed = [
+      { uid: 'a', since: SECOND },
+      { uid: 'd', since: SECOND + 3000 },
+      { uid: 'd2', since: SECOND + 5000, replacement: true },
+    ];
+    expect(withClaims(kept, claimed, new Set())).toEqual({
+      taken: ['a', 'd', 'd2'],
+      owed: 2,
+      theirs: [],
+      since: SECOND,
+    });
+  });
+
+  it('leaves to its own count the pods it bounced or took as claimed', () => {
+    expect(withClaims(kept, [{ uid: 'c', since: SECOND + 3000 }], new Set(['c']))).toBe(kept);
+  });
+
+  it('names the owners as the claims do, once each, bare pods none', () => {
+    const owned = { owner: { kind: 'ReplicaSet', name: 'web-1' } };
+    expect(claimOwners([owned, { ...owned }, {}])).toEqual(['ReplicaSet/web-1']);
   });
 });

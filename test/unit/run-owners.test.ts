@@ -69,9 +69,9 @@ describe("a run's owners in Redis", () => {
   it("keep the first second per owner, across the run's selectors, apart from other runs", async () => {
     const chosen = { name: 'reviews-1', uid: 'p-1', owner: reviews };
     const now = Date.now();
-    await sent.record(job('0', 1, { app: 'reviews', tier: 'x' }), [chosen], {}, now + 2000);
-    await sent.record(job('0', 0, { app: 'reviews' }), [{ ...chosen, uid: 'p-2' }], {}, now);
-    await sent.record(job('0', 0, { app: 'reviews' }), [{ name: 'bare', uid: 'p-3' }], {}, now);
+    await sent.record(job('0', 1, { app: 'reviews', tier: 'x' }), [chosen], { now: now + 2000 });
+    await sent.record(job('0', 0, { app: 'reviews' }), [{ ...chosen, uid: 'p-2' }], { now });
+    await sent.record(job('0', 0, { app: 'reviews' }), [{ name: 'bare', uid: 'p-3' }], { now });
     const own = await sent.firstBounces(job('0', 1, { app: 'reviews', tier: 'x' }));
     expect([...own]).toEqual([['bookinfo/ReplicaSet/reviews-7f9', Math.floor(now / 1000) * 1000]]);
     expect((await sent.firstBounces(job('42', 0, { app: 'reviews' }))).size).toBe(0);

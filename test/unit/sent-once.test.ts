@@ -89,7 +89,7 @@ describe('a chunk recorded as sent', () => {
       claimed: new Map(),
     });
     // Two Ready replacements counted for selector 1 (and so for 0, whose pods they replace).
-    expect(await sent.record(job('5', 1), [controlled('a1')], { '1': 2 })).toEqual({
+    expect(await sent.record(job('5', 1), [controlled('a1')], { credits: { '1': 2 } })).toEqual({
       taken: [],
       held: [],
       claimed: new Map(),
@@ -105,7 +105,7 @@ describe('a chunk recorded as sent', () => {
       return { ...data, directive: { ...data.directive, name: 'other', uid: 'u-2' } };
     };
     const now = Math.floor(Date.now() / 1000) * 1000 + 500;
-    expect((await sent.record(other('6'), [controlled('x1'), bare('x2')], {}, now)).taken).toEqual(
+    expect((await sent.record(other('6'), [controlled('x1'), bare('x2')], { now })).taken).toEqual(
       [],
     );
     const answer = await sent.record(job('6', 0, false), [
@@ -123,5 +123,59 @@ describe('a chunk recorded as sent', () => {
     // Its own claims (a re-run, another run of it) let the pods go; the other's still do not.
     expect((await sent.record(job('7', 1), [bare('x3')])).taken).toEqual([]);
     expect((await sent.record(other('8'), [bare('x3'), controlled('x1')])).taken).toEqual(['x3']);
+  });
+
+  it("answers the claims other directives made on the owners' pods, not its own nor bare ones", async () => {
+    const of = (uid: string, runKey: string): SelectorJobData => {
+      const data = job(runKey, 0, false);
+      return { ...data, directive: { ...data.directive, name: uid, uid } };
+    };
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    // u-3 sends y1 (controlled), y2 (bare) and y3, a pod of another owner; this directive sends y4.
+    const stranger = { name: 'y3', uid: 'y3', owner: { kind: 'ReplicaSet', name: 'ratings-1' } };
+    await sent.record(of('u-3', '9'), [controlled('y1'), bare('y2'), stranger], { now });
+    await sent.record(job('9', 0, false), [controlled('y4')], { now });
+    const owners = [`${owner.kind}/${owner.name}`];
+    // The earlier case's claims (x1, u-2's) are answered too: only the y pods are looked at.
+    const ys = async (at: number) => {
+      const { claimed } = await sent.inherited(job('9', 0, false), owners, at);
+      return claimed.filter((pod) => pod.uid.startsWith('y'));
+    };
+    expect(await ys(now)).toEqual([{ uid: 'y1', since: now }]);
+    // At choice, beside the selector's own entries.
+    const listed = await sent.list(job('10', 0, false), owners, now);
+    const uids = listed.map((pod) => pod.uid).filter((uid) => uid.startsWith('y'));
+    expect(uids.sort()).toEqual(['y1', 'y4']);
+    // A pod the job inherited as a replacement holds an older slot: its claim says so.
+    const heir = of('u-4', '11');
+    await sent.keepInherited(heir, { taken: ['y1'], owed: 0, theirs: ['y5'] });
+    await sent.record(heir, [controlled('y5')], { now });
+    expect(await ys(now)).toContainEqual({ uid: 'y5', since: now, replacement: true });
+    // Past the age limit (a minute here), a claim is nobody's.
+    expect(await ys(now + 61_000)).toEqual([]);
+  });
+
+  it('holds back a chunk once another directive claimed more than its batch gate counted', async () => {
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const data = job('12', 2, false);
+    const intruder = { ...data, directive: { ...data.directive, name: 'intruder', uid: 'u-5' } };
+    const owners = [`${owner.kind}/${owner.name}`];
+    const { fence } = await sent.inherited(data, owners, now);
+    // Both gates opened: the other directive's batch went first.
+    await sent.record(intruder, [controlled('z1')], { now });
+    expect(await sent.record(data, [controlled('z2'), controlled('z3')], { now, fence })).toEqual({
+      taken: [],
+      held: ['z2', 'z3'],
+      heldBy: '2',
+      claimed: new Map(),
+    });
+    // Counted at the next gate, the claim lets the chunk go (and a pod it claimed goes whatever).
+    const { fence: next } = await sent.inherited(data, owners, now);
+    expect((await sent.record(data, [controlled('z2')], { now, fence: next })).held).toEqual([]);
+    await sent.record(intruder, [controlled('z4')], { now });
+    expect((await sent.record(data, [controlled('z2')], { now, fence: next })).held).toEqual([]);
+    expect((await sent.record(data, [controlled('z3')], { now, fence: next })).held).toEqual([
+      'z3',
+    ]);
   });
 });

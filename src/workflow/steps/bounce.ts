@@ -1,11 +1,11 @@
 import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { replacementsWanted } from '../batches.js';
-import { DONE, type PendingWait, type StepContext, type StepOutcome } from '../context.js';
+import { DONE, pausedNow } from '../context.js';
+import type { PendingWait, StepContext, StepOutcome } from '../context.js';
 import { strategyOf, type BounceStrategy } from '../modes/index.js';
 import { planOf } from './bounce-plan.js';
-import { pausedNow } from '../context.js';
-import { NOTHING_INHERITED, inheritedDown } from '../others-down.js';
+import { inheritedDown } from '../others-down.js';
 import { ownersWait, recordOwnersShort, unwantedBounced } from '../owners-down.js';
 import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
@@ -68,9 +68,11 @@ async function sendBatch(
     // another selector of the run recorded first is its to send: gone or going by this run's
     // hand, it counts as bounced here too, and its replacement is waited for as any other's; so
     // does a pod another directive's run claimed first. A pod that would take a selector that
-    // chose it past its maxUnavailable is held back, unsent.
+    // chose it past its maxUnavailable is held back, unsent; so is one claimed after another
+    // directive claimed more than the batch gate counted.
     const credits = await chunkCredits(context, whole, credit);
-    const answer = await context.deps.sent?.record(context.data, whole, credits);
+    const fence = replacements.claimsFence(context);
+    const answer = await context.deps.sent?.record(context.data, whole, { credits, fence });
     const taken = new Set(answer?.taken ?? []);
     const held = new Set(answer?.held ?? []);
     await replacements.takenFrom(context, whole, taken, answer?.claimed);
@@ -96,9 +98,10 @@ async function sendBatch(
 
 /**
  * Before a batch: the replacements of the pods bounced so far, less slack, counting as down too
- * the pods another run of the directive took down (`others-down.ts`): what that run has still owed
- * is waited for as replacements, and its replacements this run chose, not Ready yet, take slack;
- * and the chosen pods another selector of this run sent (`sibling-down.ts`), not reached yet.
+ * the pods another run of the directive, or another directive's run, took down (`others-down.ts`):
+ * what that run has still owed is waited for as replacements, and its replacements this run
+ * chose, not Ready yet, take slack; and the chosen pods another selector of this run sent
+ * (`sibling-down.ts`), not reached yet.
  * Clear: the credit its chunks are recorded with, what offsets its pods sent.
  */
 async function batchGate(
@@ -108,7 +111,7 @@ async function batchGate(
   { nextBatch, holds = '' }: { nextBatch: number; holds?: string },
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
-  const inherited = (await context.deps.sent?.inherited(context.data)) ?? NOTHING_INHERITED;
+  const inherited = await replacements.inheritedNow(context, bounced);
   const unreached = chosen.filter((pod) => pod.owner !== undefined && !bounced.has(pod.uid));
   const siblings = bounced.size === chosen.length ? 0 : await siblingsSent(context, unreached);
   const own = replacementsWanted(chosen, bounced, limit - siblings, nextBatch);

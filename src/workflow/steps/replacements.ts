@@ -1,7 +1,8 @@
 import type { PodInfo } from '../../kube/pods.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { StepContext } from '../context.js';
-import { NOTHING_INHERITED, type Inherited } from '../others-down.js';
+import { claimOwners, type ClaimsFence } from '../pod-claims.js';
+import { NOTHING_INHERITED, withClaims, type Inherited } from '../others-down.js';
 import { ownerKey } from '../others-down.js';
 
 /**
@@ -58,6 +59,33 @@ export function replacementsAmong(
   return readyNotChosen(context, pods).filter(
     (pod) => !taken.has(pod.uid) && (since === undefined || pod.createdAt.getTime() >= since),
   );
+}
+
+/**
+ * What counts as down of other bounces than this selector's before its next batch: what the job
+ * inherited from the directive's other runs when it chose, and the pods of its chosen pods'
+ * owners other directives' runs claimed since, read in one step (`withClaims`).
+ */
+export async function inheritedNow(
+  context: StepContext,
+  bounced: ReadonlySet<string>,
+): Promise<Inherited> {
+  const owners = claimOwners(context.progress.chosen ?? []);
+  const read = await context.deps.sent?.inherited(context.data, owners);
+  if (read === undefined) return NOTHING_INHERITED;
+  fences.set(context, read.fence);
+  return withClaims(read.kept, read.claimed, bounced);
+}
+
+/** The fence of each job's last batch gate, for as long as that run of the job lasts. */
+const fences = new WeakMap<StepContext, ClaimsFence>();
+
+/**
+ * What the batch gate just passed counted of other directives' claims: the batch it let go is
+ * recorded only while they claimed no more meanwhile (two directives' gates may open at once).
+ */
+export function claimsFence(context: StepContext): ClaimsFence | undefined {
+  return fences.get(context);
 }
 
 /** Pods Ready, not terminating and not chosen now (`readyNotChosen` of `selectorPods`). */

@@ -4,6 +4,7 @@ import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { SpecChangedError, directiveMoved } from '../directive-check.js';
 import { inheritedAtChoice } from '../others-down.js';
+import { claimOwners } from '../pod-claims.js';
 import { watchOwnersOf } from '../owners-down.js';
 import { chosenPod } from '../plan.js';
 import { isOwnReplacement } from '../others-down.js';
@@ -58,7 +59,9 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   watchOwnersOf(context, chosen);
   // Before the choice is saved: a re-run that finds no choice chooses, and keeps this, again.
   if (sent !== undefined) {
-    await sent.keepInherited(data, inheritedAtChoice(await sent.list(data), picked));
+    // Other directives' claims too, on the listed pods' owners: theirs are down as well.
+    const inherited = inheritedAtChoice(await sent.list(data, claimOwners(pods)), picked);
+    await sent.keepInherited(data, inherited);
   }
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;
