@@ -50,17 +50,24 @@ function addDirective(
   h.sim.applyDirective(manifest);
 }
 
+interface QueueEvent {
+  event: string;
+  jobId: string;
+  /** When, in ms (the stream entry's id): logged, never asserted. */
+  at: number;
+}
+
 /** The queue's events in order: which job, and what happened to it. */
-async function queueEvents(h: Harness): Promise<Array<{ event: string; jobId: string }>> {
+async function queueEvents(h: Harness): Promise<QueueEvent[]> {
   const redis = new Redis(REDIS_URL);
   try {
     const entries = await redis.xrange(`${h.prefix}:${QUEUE_NAME}:events`, '-', '+');
-    return entries.map(([, fields]) => {
+    return entries.map(([id, fields]) => {
       const values: Record<string, string> = {};
       for (let index = 0; index + 1 < fields.length; index += 2) {
         values[fields[index]!] = fields[index + 1]!;
       }
-      return { event: values.event ?? '', jobId: values.jobId ?? '' };
+      return { event: values.event ?? '', jobId: values.jobId ?? '', at: Number(id.split('-')[0]) };
     });
   } finally {
     redis.disconnect();
@@ -71,24 +78,30 @@ async function queueEvents(h: Harness): Promise<Array<{ event: string; jobId: st
  * Other jobs' starts while `jobId` was queued, once per time it was queued; and the backlog it was
  * first queued behind: other jobs queued then and not started yet.
  */
-function startsWhileQueued(events: Array<{ event: string; jobId: string }>, jobId: string) {
+function startsWhileQueued(events: QueueEvent[], jobId: string) {
   const gaps: number[] = [];
   let gap: number | undefined;
+  let queuedAt = 0;
+  let waitedMs = 0;
   let backlog: number | undefined;
   const queued = new Set<string>();
-  for (const { event, jobId: id } of events) {
+  for (const { event, jobId: id, at } of events) {
     if (id === jobId && event === 'waiting') {
       gap = 0;
+      queuedAt = at;
       backlog ??= queued.size;
     }
     if (id !== jobId && event === 'waiting') queued.add(id);
     if (event !== 'active') continue;
     queued.delete(id);
-    if (id === jobId && gap !== undefined) gaps.push(gap);
+    if (id === jobId && gap !== undefined) {
+      gaps.push(gap);
+      waitedMs += at - queuedAt;
+    }
     if (id === jobId) gap = undefined;
     else if (gap !== undefined) gap += 1;
   }
-  return { gaps, backlog: backlog ?? 0 };
+  return { gaps, backlog: backlog ?? 0, waitedMs };
 }
 
 describe('worker slots shared across directive namespaces', () => {
@@ -136,9 +149,9 @@ describe('worker slots shared across directive namespaces', () => {
       await waitForState(h, 'victim', 'certs', 'FINISHED', 90_000);
       for (const name of names) await waitForState(h, 'flood', name, 'FINISHED', 90_000);
 
-      const { gaps, backlog } = startsWhileQueued(await queueEvents(h), victimJob);
+      const { gaps, backlog, waitedMs } = startsWhileQueued(await queueEvents(h), victimJob);
       console.log(
-        `fair slots: the small run's job was queued behind ${backlog} of the flood's, ${gaps.length} times in all; the flood's starts meanwhile: ${gaps.join(', ')}`,
+        `fair slots: the small run's job was queued behind ${backlog} of the flood's, ${gaps.length} times in all; the flood's starts meanwhile: ${gaps.join(', ')}; queued ${waitedMs} ms in all`,
       );
       expect(gaps.length).toBeGreaterThanOrEqual(2);
       expect(backlog).toBeGreaterThanOrEqual(40);
