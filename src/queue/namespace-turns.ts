@@ -16,8 +16,8 @@ import { QUEUE_NAME, turnsKey } from './names.js';
  * The count is per window of TURN_WINDOW_MS, the one before weighed by how much of it still falls
  * within the last TURN_WINDOW_MS: a sliding window, on Redis' clock, that forgets a crashed
  * worker's jobs as it forgets everything else. Past LAST_TURN a namespace's jobs keep queue
- * order: a job queued long ago at a late turn waits behind at most LAST_TURN of another
- * namespace's fresh ones per window, never indefinitely.
+ * order: a job queued long ago at the last turn lets at most LAST_TURN - 1 of each other
+ * namespace's jobs go first per window, never an endless run of fresh turns.
  */
 
 /** How long a job queued counts against its namespace's turns (ms). */
