@@ -56,13 +56,11 @@ function factsOf(message: string | undefined): MessageFacts {
 }
 
 /**
- * What a job's BullMQ state says it waits for. A `prioritized` job (`waiting`, for one queued
- * before turns were taken) is one no worker has taken yet: the workers are busy with jobs of an
- * earlier turn (namespaces that queued fewer jobs lately, or its own queued before it), or none is
- * running, which is why a PENDING run can stay so for a while.
+ * What a job's state says it waits for. A `waiting` job is one no worker has taken yet: the
+ * workers are busy with jobs of an earlier turn (namespaces that queued fewer jobs lately, or its
+ * own queued before it), or none is running, which is why a PENDING run can stay so for a while.
  */
 const JOB_GATES: Record<string, string> = {
-  prioritized: 'queued for a free worker',
   waiting: 'queued for a free worker',
   'waiting-children': 'after the previous selector',
   delayed: 'waiting (re-checked shortly)',

@@ -16,6 +16,9 @@ import {
 } from '../support/harness.js';
 import { REDIS_URL } from '../support/redis.js';
 
+/** A job's states as DESIGN §3 lists them for the directive route. */
+const CONTRACT_STATES = ['waiting', 'waiting-children', 'delayed', 'active', 'completed', 'failed'];
+
 /** Directives whose selectors are all queued at once (maxConcurrentSelectors = selectors). */
 const WIDE = 6;
 const WIDE_SELECTORS = 12;
@@ -146,6 +149,16 @@ describe('worker slots shared across directive namespaces', () => {
       const answer = await h.post({ directive: { namespace: 'victim', name: 'certs' } });
       expect(answer.status).toBe(202);
       const victimJob: string = answer.body.jobIds[0];
+      // Queued with a priority, the job is 'prioritized' to BullMQ: the route says 'waiting', as
+      // DESIGN §3 lists the states.
+      const queued = await h.get('/v1/directives/victim/certs');
+      expect(['waiting', 'active', 'delayed']).toContain(queued.body.jobs[0].state);
+      const flood = await h.get('/v1/directives/flood/chain-0');
+      const states = flood.body.jobs.map((job: { state: string }) => job.state);
+      expect(
+        states.every((state: string) => CONTRACT_STATES.includes(state)),
+        states.join(),
+      ).toBe(true);
       await waitForState(h, 'victim', 'certs', 'FINISHED', 90_000);
       for (const name of names) await waitForState(h, 'flood', name, 'FINISHED', 90_000);
 

@@ -63,13 +63,13 @@ describe('status lines', () => {
         ],
       },
       jobs: [
-        { selectorIndex: 0, state: 'prioritized' },
+        { selectorIndex: 0, state: 'waiting' },
         { selectorIndex: 1, state: 'waiting-children' },
       ],
     };
     expect(renderStatus(view, false)).toEqual([
       'bookinfo/web  PENDING  generation 1  — queued: 2 selector(s) to bounce',
-      'selector 1/2  bounced -/-  ready -/-  prioritized  queued for a free worker',
+      'selector 1/2  bounced -/-  ready -/-  waiting  queued for a free worker',
       'selector 2/2  bounced -/-  ready -/-  waiting-children  after the previous selector',
     ]);
   });
