@@ -56,9 +56,9 @@ function factsOf(message: string | undefined): MessageFacts {
 }
 
 /**
- * What a job's BullMQ state says it waits for. A `waiting` job is one no worker has taken yet: the
- * workers are busy with jobs queued before it (another directive's run of many selectors, say) or
- * none is running, which is why a PENDING run can stay so for a while.
+ * What a job's state says it waits for. A `waiting` job is one no worker has taken yet: the
+ * workers are busy with jobs of an earlier turn (namespaces that queued fewer jobs lately, or its
+ * own queued before it), or none is running, which is why a PENDING run can stay so for a while.
  */
 const JOB_GATES: Record<string, string> = {
   waiting: 'queued for a free worker',

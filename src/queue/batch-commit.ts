@@ -7,8 +7,9 @@
 import type { FlowJob, FlowProducer } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Directive } from '../directive/types.js';
-import { runFlows, runFor, type EnqueueResult } from './enqueue.js';
+import { queuedAtOnce, runFlows, runFor, type EnqueueResult } from './enqueue.js';
 import { QUEUE_NAME } from './names.js';
+import { LAST_TURN } from './namespace-turns.js';
 import type { RecentRuns } from './recent-runs.js';
 import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
 
@@ -50,8 +51,9 @@ export interface Waiting {
 }
 
 /**
- * The flows a batch must add: every new run's, and every run another request claimed a moment
- * ago (its jobs must be durable before a 2xx; adding them again is a no-op). One per run.
+ * The flows a batch must add: every new run's, at the turn its claim took, and every run another
+ * request claimed a moment ago (its jobs must be durable before a 2xx; adding them again is a
+ * no-op, and took no turn). One per run.
  */
 function flowsToAdd(
   deps: GroupCommitDeps,
@@ -59,11 +61,15 @@ function flowsToAdd(
   claims: RunClaim[],
 ): Map<Run, FlowJob[]> {
   const flows = new Map<string, [Run, FlowJob[]]>();
-  const concurrency = deps.defaultConcurrency ?? 1;
+  const defaultConcurrency = deps.defaultConcurrency ?? 1;
   claims.forEach((claim, index) => {
     const { request, run } = batch[index]!;
     if (claim.decision === 'new' || (claim.decision === 'duplicate' && claim.inProgress)) {
-      const jobs = runFlows(request.directive, run, deps.retentionSeconds, concurrency);
+      const turn = claim.decision === 'new' ? claim.turn : LAST_TURN;
+      const jobs = runFlows(request.directive, run, deps.retentionSeconds, {
+        defaultConcurrency,
+        turn,
+      });
       flows.set(run.jobIds[0]!, [run, jobs]);
     }
   });
@@ -157,6 +163,7 @@ export async function commit(deps: GroupCommitDeps, batch: Waiting[]): Promise<E
       run,
       directive: request.directive.metadata,
       issuance: request.issuance,
+      queued: queuedAtOnce(request.directive, deps.defaultConcurrency ?? 1),
     })),
     {
       retentionSeconds: deps.retentionSeconds,

@@ -1,6 +1,7 @@
 import type { FlowJob, JobsOptions } from 'bullmq';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { QUEUE_NAME, runJobIds, selectorJobName } from './names.js';
+import { LAST_TURN, turnAfter } from './namespace-turns.js';
 import { runKeyOf } from './run-identity.js';
 import type { Run } from './runs.js';
 import { SELECTOR_BACKOFF } from './selector-backoff.js';
@@ -40,16 +41,22 @@ export function selectorJobOptions(retentionSeconds: number): JobsOptions {
   };
 }
 
+/**
+ * The run's jobs, each queued with its turn in the directive's namespace as its BullMQ priority
+ * (`namespace-turns.ts`): from `turn` on when all are queued at once; in a chain, the first one's
+ * (each later one takes its own turn when the one before it releases it).
+ */
 function selectorJobs(
   directive: Directive,
   run: Run,
   retentionSeconds: number,
-  orders?: SelectorOrder[],
+  { turn, orders }: { turn: number; orders?: SelectorOrder[] | undefined },
 ): FlowJob[] {
   const { namespace, name, uid, generation } = directive.metadata;
   const selectors = directive.spec.podsToBounce;
   return selectors.map((selector, selectorIndex) => {
     const order = orders?.[selectorIndex];
+    const priority = turnAfter(turn, orders === undefined ? 0 : selectorIndex);
     const data: SelectorJobData = {
       directive: { namespace, name, uid },
       generation,
@@ -66,7 +73,7 @@ function selectorJobs(
       name: selectorJobName(directiveKey(directive.metadata), selectorIndex, selector),
       queueName: QUEUE_NAME,
       data,
-      opts: { ...selectorJobOptions(retentionSeconds), jobId: run.jobIds[selectorIndex] },
+      opts: { ...selectorJobOptions(retentionSeconds), jobId: run.jobIds[selectorIndex], priority },
     };
   });
 }
@@ -100,9 +107,23 @@ export function runFor(directive: Directive, issuedAt: Date | undefined, sentIss
   };
 }
 
-/** The flow that enqueues a run: its selector jobs chained in spec order. */
-export function runChain(directive: Directive, run: Run, retentionSeconds: number): FlowJob {
-  return chain(selectorJobs(directive, run, retentionSeconds));
+/**
+ * The flow that enqueues a run: its selector jobs chained in spec order; the first queued at
+ * `turn` (by default the last: it took none).
+ */
+export function runChain(
+  directive: Directive,
+  run: Run,
+  retentionSeconds: number,
+  turn = LAST_TURN,
+): FlowJob {
+  return chain(selectorJobs(directive, run, retentionSeconds, { turn }));
+}
+
+/** How many of the run's jobs are queued at once: the whole run, or the first of its chain. */
+export function queuedAtOnce(directive: Directive, defaultConcurrency: number): number {
+  const orders = selectorOrders(directive.spec, defaultConcurrency);
+  return orders === undefined ? 1 : directive.spec.podsToBounce.length;
 }
 
 /**
@@ -114,9 +135,9 @@ export function runFlows(
   directive: Directive,
   run: Run,
   retentionSeconds: number,
-  defaultConcurrency: number,
+  { defaultConcurrency, turn }: { defaultConcurrency: number; turn: number },
 ): FlowJob[] {
   const orders = selectorOrders(directive.spec, defaultConcurrency);
-  if (orders === undefined) return [runChain(directive, run, retentionSeconds)];
-  return selectorJobs(directive, run, retentionSeconds, orders);
+  if (orders === undefined) return [runChain(directive, run, retentionSeconds, turn)];
+  return selectorJobs(directive, run, retentionSeconds, { turn, orders });
 }

@@ -160,6 +160,14 @@ export function runSentPodsKey(
   return `${prefix}:${QUEUE_NAME}:run-sent:${uid}:${generation}:${runKey}`;
 }
 
+/**
+ * Redis key of the turns a directive namespace's selector jobs took at the worker slots lately
+ * (`namespace-turns.ts`): a hash of jobs queued per window of a few seconds, expiring soon after.
+ */
+export function turnsKey(prefix: string, namespace: string): string {
+  return `${prefix}:${QUEUE_NAME}:turns:${namespace}`;
+}
+
 /** Redis key holding the latest run of a directive (JSON, see `runs.ts`). */
 export function latestRunKey(prefix: string, uid: string): string {
   return `${prefix}:${QUEUE_NAME}:run:${uid}`;

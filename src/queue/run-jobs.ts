@@ -15,8 +15,16 @@ export interface JobView {
   failedReason: string | null;
 }
 
-/** BullMQ states of a job that has not ended. */
-const UNFINISHED = new Set(['waiting', 'waiting-children', 'delayed', 'active', 'prioritized']);
+/** BullMQ states of a job that has not ended, as the routes tell them (`stateOf`). */
+const UNFINISHED = new Set(['waiting', 'waiting-children', 'delayed', 'active']);
+
+/**
+ * A job's BullMQ state in DESIGN §3's words: a selector job queued with a priority (its
+ * namespace's turn, namespace-turns.ts) is `prioritized` to BullMQ, and waiting all the same.
+ */
+export function stateOf(bullmqState: string): string {
+  return bullmqState === 'prioritized' ? 'waiting' : bullmqState;
+}
 
 /**
  * The directive's latest run: the one recorded at acceptance, or, when none was (or it outlived
@@ -46,7 +54,7 @@ export async function jobsOf(deps: RunReads, run: Run): Promise<JobView[]> {
         return {
           selectorIndex,
           jobId,
-          state: await job.getState(),
+          state: stateOf(await job.getState()),
           attemptsMade: job.attemptsMade,
           failedReason: job.failedReason ?? null,
         };

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { withLuaCommands } from './lua-commands.js';
+import { LUA_TURNS } from './namespace-turns.js';
 import { LUA_RUN_ORDER } from './run-identity.js';
 
 /*
@@ -11,9 +12,11 @@ import { LUA_RUN_ORDER } from './run-identity.js';
 
 /*
  * KEYS: per run, its latest-run record, its accepted marker, its sent key (`names.ts`: of its
- * issuedAt as sent, written only when that differs from the runKey) and its directive's run
- * budget. ARGV: claim TTL, retention TTL, now (ms), MAX_RUNS_PER_HOUR, then per run: generation,
- * runKey, issuance (1|0), record JSON, its budget member (`runBudgetMember`). Runs are ordered by
+ * issuedAt as sent, written only when that differs from the runKey), its directive's run budget
+ * and its directive namespace's turns (`namespace-turns.ts`). ARGV: claim TTL, retention TTL, now
+ * (ms), MAX_RUNS_PER_HOUR, then per run: generation, runKey, issuance (1|0), record JSON, its
+ * budget member (`runBudgetMember`), the jobs it queues at once. A new run answers the turn of
+ * the first of them, which it takes with the claim. Runs are ordered by
  * `later` and `sameRun` (`LUA_RUN_ORDER`, `run-identity.ts`). A new run past the budget is
  * answered `too_many` with the ms until one more is allowed, and claims nothing; duplicates never
  * count. Decided in order: a later run of the batch sees what an earlier one claimed. One script, so two api replicas given events at
@@ -37,7 +40,7 @@ local function budgetWait(key, now, budget)
 end
 `;
 
-export const CLAIM = `${LUA_RUN_ORDER}${LUA_BUDGET}
+export const CLAIM = `${LUA_RUN_ORDER}${LUA_BUDGET}${LUA_TURNS}
 local claimTtl, retention = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
 local function withinBudget(key, member)
@@ -57,7 +60,7 @@ local function seen(marker, sent, runKey)
   if accepted then return accepted, other, target end
   return nil
 end
-local function claim(record, marker, sent, runs, gen, runKey, issuance, json, member)
+local function claim(record, marker, sent, runs, turns, gen, runKey, issuance, json, member, queued)
   local current = redis.call('GET', record)
   local accepted, key, target = seen(marker, sent, runKey)
   if accepted then
@@ -79,12 +82,12 @@ local function claim(record, marker, sent, runs, gen, runKey, issuance, json, me
     redis.call('SET', sent, runKey, 'EX', claimTtl)
   end
   redis.call('SET', record, json, 'EX', retention)
-  return {'new', current or '', ''}
+  return {'new', current or '', '', takeTurns(turns, tonumber(queued))}
 end
 local replies = {}
-for i = 1, #KEYS / 4 do
-  local a = 4 + (i - 1) * 5
-  replies[i] = claim(KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5])
+for i = 1, #KEYS / 5 do
+  local k, a = 5 * (i - 1), 4 + (i - 1) * 6
+  replies[i] = claim(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
 end
 return replies
 `;
@@ -156,7 +159,8 @@ return 1
 
 /**
  * One run's claim answer: decision, the record it found (or ''), the marker that answered (or ''),
- * its PTTL, and the runKey of the run it belongs to.
+ * its PTTL (`too_many`: the ms to wait; `new`: its first job's turn), and the runKey of the run it
+ * belongs to.
  */
 export type ClaimReply = [string, string, string, number?, string?];
 

@@ -6,6 +6,7 @@ import {
   runBudgetKey,
   runIndexKey,
   sentKey,
+  turnsKey,
   type DirectiveName,
 } from './names.js';
 import { isSameRun, runBudgetMember, type RunId } from './run-identity.js';
@@ -45,7 +46,8 @@ export function isLatest(run: Run | undefined, job: Pick<RunId, 'generation' | '
 
 /** A claim's answer: a new run (the caller enqueues it), or an earlier one that already covers it. */
 export type RunClaim =
-  | { decision: 'new'; previous: Run | undefined }
+  /** `turn`: the priority of its first job queued, its turn in its namespace (`namespace-turns.ts`). */
+  | { decision: 'new'; previous: Run | undefined; turn: number }
   /** A new run past MAX_RUNS_PER_HOUR: nothing claimed; one more is allowed in `retryAfterMs`. */
   | { decision: 'too_many'; retryAfterMs: number }
   | {
@@ -86,6 +88,8 @@ export interface ClaimRequest {
   directive: DirectiveName;
   /** True for events that name an issuance (native, CloudEvent); false for object shapes. */
   issuance: boolean;
+  /** The jobs a new run queues at once, each taking a turn in its directive's namespace (1). */
+  queued?: number;
 }
 
 /** How many runs a directive may start in any hour (MAX_RUNS_PER_HOUR), and the time now. */
@@ -124,14 +128,16 @@ function claimArgs(
     String(budget.now ?? Date.now()),
     String(budget.perHour),
   ];
-  for (const { run, issuance, directive } of requests) {
-    keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, directive));
+  for (const { run, issuance, directive, queued } of requests) {
+    const turns = turnsKey(prefix, directive.namespace);
+    keyArgs.push(...keys(prefix, run), runBudgetKey(prefix, directive), turns);
     valueArgs.push(
       String(run.generation),
       run.runKey,
       issuance ? '1' : '0',
       JSON.stringify(run),
       runBudgetMember(run),
+      String(queued ?? 1),
     );
   }
   return [String(keyArgs.length), ...keyArgs, ...valueArgs];
@@ -141,7 +147,7 @@ function claimOf(
   [decision, current, marker, ttl, runKey]: ClaimReply,
   request: ClaimRequest,
 ): RunClaim {
-  if (decision === 'new') return { decision, previous: parse(current) };
+  if (decision === 'new') return { decision, previous: parse(current), turn: Number(ttl ?? 1) };
   if (decision === 'too_many') return { decision, retryAfterMs: Math.max(0, Number(ttl ?? 0)) };
   const inProgress = marker === 'claimed';
   const accepted = marker !== '' && !inProgress && ttl !== undefined && ttl > 0;

@@ -24,6 +24,7 @@ import { SentPods } from '../workflow/sent-pods.js';
 import { AbortFlags } from '../workflow/run-control.js';
 import { promoteDelayed, retryFailed } from '../workflow/promote.js';
 import { SelectorSlots } from '../workflow/selector-slots.js';
+import { NamespaceTurns } from '../queue/namespace-turns.js';
 import { Wakeups } from '../workflow/wakeups.js';
 import { startWorker } from '../workflow/worker.js';
 import { transitionObservers, warnIfEveryNamespace, type Role } from './role.js';
@@ -93,6 +94,7 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       ),
       slots: new SelectorSlots(redis, config.queuePrefix, config.retentionDays * 86_400_000),
       promote: (ids) => promoteDelayed(queue, ids),
+      turns: new NamespaceTurns(redis, config.queuePrefix),
       retryFailed: (ids) => retryFailed(queue, ids),
       log: workflowLog,
       directives: caches.directives,

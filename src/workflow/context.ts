@@ -5,6 +5,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
+import type { NamespaceTurns } from '../queue/namespace-turns.js';
 import type { Run } from '../queue/runs.js';
 import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js';
 import type { Counts, Moment } from '../status/moments.js';
@@ -68,6 +69,8 @@ export interface WorkflowDeps {
   promote?: (jobIds: string[]) => Promise<void>;
   /** Retries the failed jobs by id (the selectors a halt stopped, when it is withdrawn). */
   retryFailed?: (jobIds: string[]) => Promise<void>;
+  /** Each job's turn in its directive's namespace when it is queued again: its priority. */
+  turns?: NamespaceTurns;
 }
 
 /** What a step sees: the job's fixed data, its progress so far, and a way to persist progress. */

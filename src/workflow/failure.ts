@@ -15,6 +15,7 @@ import type { Moment } from '../status/moments.js';
 import type { SelectorResult, StepContext } from './context.js';
 import { endedMidRun } from './directive-check.js';
 import { endingOf, wakeHalted } from './halt.js';
+import { nextTurn } from './next-turn.js';
 
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -46,13 +47,13 @@ export async function onFailure(
   if (ended !== undefined) return ended;
   if (error instanceof StatusConflictError) {
     context.log.warn({ err: error }, 'status write kept conflicting; the step runs again later');
-    return rerunLater(job, selectorBackoff(CONFLICT_RERUN_ATTEMPTS), token);
+    return rerunLater(context, job, selectorBackoff(CONFLICT_RERUN_ATTEMPTS), token);
   }
   if (error instanceof AbortedError && (await context.deps.aborts?.isLifted(context.data))) {
     // Retried at once with the selector that halted the run (or the stop withdrawn meanwhile):
     // not a failure, the halt's job withdraws it when it begins, or halts the run again.
     context.log.info('the run is being resumed; the job looks again later');
-    return rerunLater(job, LIFTED_RERUN_MS, token);
+    return rerunLater(context, job, LIFTED_RERUN_MS, token);
   }
   if (!(error instanceof BouncerError)) {
     // Not a verdict on the directive: Redis or BullMQ trouble (a lock lost in a failover, a
@@ -79,11 +80,12 @@ export async function onFailure(
  * again from its persisted progress after `delayMs`, as a wait's re-check does.
  */
 async function rerunLater(
+  context: StepContext,
   job: Job<SelectorJobData>,
   delayMs: number,
   token: string | undefined,
 ): Promise<never> {
-  await job.moveToDelayed(Date.now() + delayMs, token);
+  await Promise.all([nextTurn(context, job.id), job.moveToDelayed(Date.now() + delayMs, token)]);
   throw new DelayedError();
 }
 

@@ -19,6 +19,7 @@ import { runSteps } from './runner.js';
 import { runSummary } from './run-summary.js';
 import { HeldReports } from './held-reports.js';
 import { JobProgress } from './job-progress.js';
+import { releaseTurn } from './next-turn.js';
 import { isPastSelect } from './steps/index.js';
 
 export type { SelectorResult } from './context.js';
@@ -83,9 +84,10 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
       const ended = await runSteps(context, job, token);
       await context.flush();
       if (ended !== 'done') return { outcome: ended };
-      // FINISHED says more than the last batch's count; a selector before the last tells it.
+      // FINISHED says more than the last batch's count; a selector before the last tells it,
+      // and in a chain its next selector takes its turn to be queued.
       if (await isLastDone(context, job)) await context.report({ kind: 'finished' });
-      else await context.settle();
+      else await Promise.all([context.settle(), releaseTurn(context)]);
       return { outcome: 'bounced', pods: (context.progress.chosen ?? []).map((pod) => pod.name) };
     } catch (error) {
       return onFailure(context, job, error, token);

@@ -4,6 +4,7 @@ import { observeStepDone } from '../metrics/workflow.js';
 import type { SelectorJobData } from '../queue/selector-job.js';
 import type { Moment } from '../status/moments.js';
 import type { PendingWait, StepContext } from './context.js';
+import { nextTurn } from './next-turn.js';
 import { nextStep, stepFunction, stepPercent } from './steps/index.js';
 
 /**
@@ -76,8 +77,10 @@ async function waitLater(
     await context.report(momentOf(wait, context.progress.pausedAt !== undefined));
   }
   // The progress (the wait clock, what the step staged) and the move to delayed leave together:
-  // one round trip. Either landing alone leaves what a crash between them would.
+  // one round trip. Either landing alone leaves what a crash between them would. The job's next
+  // turn in its namespace goes first: the priority it is promoted at.
   await Promise.all([
+    nextTurn(context, job.id),
     context.flush(),
     job.moveToDelayed(now + (wait.recheckMs ?? context.deps.settings.pollIntervalMs), token),
   ]);

@@ -79,10 +79,16 @@ describe('two controller replicas', () => {
     expectEachDeletedOnce(h, [...web, ...api, ...replacements]);
     // Three runs of one selector each: three jobs, whichever replica claimed them.
     const counts = await eventually('the last job to complete', async () => {
-      const jobs = await h.serve.queue.getJobCounts('completed', 'failed', 'active', 'waiting');
-      return jobs.active === 0 && jobs.waiting === 0 ? jobs : undefined;
+      const jobs = await h.serve.queue.getJobCounts(
+        'completed',
+        'failed',
+        'active',
+        'waiting',
+        'prioritized',
+      );
+      return jobs.active === 0 && jobs.waiting === 0 && jobs.prioritized === 0 ? jobs : undefined;
     });
-    expect(counts).toEqual({ completed: 3, failed: 0, active: 0, waiting: 0 });
+    expect(counts).toEqual({ completed: 3, failed: 0, active: 0, waiting: 0, prioritized: 0 });
     expect(h.sim.events().filter((event: any) => event.reason === 'Accepted')).toHaveLength(3);
 
     // Deleted: both replicas see it go and reclaim its keys, the second finding nothing left.

@@ -151,10 +151,9 @@ describe('controller mode', () => {
       );
       expect(eventsOf(h, name, 'Refused')[0]).toMatchObject({ type: 'Warning' });
     }
-    expect(await h.serve.queue.getJobCounts('waiting', 'active', 'delayed')).toMatchObject({
-      waiting: 0,
-      active: 0,
-    });
+    expect(
+      await h.serve.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed'),
+    ).toMatchObject({ waiting: 0, prioritized: 0, active: 0 });
   });
 
   it('writes a refusal the API server could not take once it can, trying again with backoff', async () => {

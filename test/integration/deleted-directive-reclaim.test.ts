@@ -96,7 +96,13 @@ describe('a deleted directive in Redis', () => {
       (await keysOf(old)).length === 0 ? true : undefined,
     );
     // Its waiting job went without a verdict: removed, not failed, and nothing of it still runs.
-    const left = await h.serve.queue.getJobs(['failed', 'delayed', 'active', 'waiting']);
+    const left = await h.serve.queue.getJobs([
+      'failed',
+      'delayed',
+      'active',
+      'waiting',
+      'prioritized',
+    ]);
     expect(left.filter((job) => job?.data.directive.uid === old)).toEqual([]);
     const kept = await keysOf(created.metadata.uid);
     expect(kept.some((key) => key.endsWith(`:run:${created.metadata.uid}`))).toBe(true);

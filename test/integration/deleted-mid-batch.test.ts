@@ -46,7 +46,12 @@ describe('a directive deleted while its batches go out', () => {
     await eventually(
       'no job running',
       async () => {
-        const counts = await h.serve.queue.getJobCounts('active', 'waiting', 'delayed');
+        const counts = await h.serve.queue.getJobCounts(
+          'active',
+          'waiting',
+          'prioritized',
+          'delayed',
+        );
         return Object.values(counts).every((count) => count === 0) ? true : undefined;
       },
       30_000,

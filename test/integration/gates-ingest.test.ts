@@ -39,6 +39,7 @@ describe('gates at ingest', () => {
     expect(h.sim.getDirective('bookinfo', 'needs-prometheus')).toBeUndefined();
     expect(await h.serve.queue.getJobCounts()).toMatchObject({
       waiting: 0,
+      prioritized: 0,
       delayed: 0,
       'waiting-children': 0,
     });

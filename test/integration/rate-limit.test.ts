@@ -70,7 +70,11 @@ describe('a rate limit per credential', () => {
     expect(seconds).toBeGreaterThanOrEqual(1);
     expect(seconds).toBeLessThanOrEqual(60);
     expect(h.sim.requests()).toEqual([]);
-    expect(await h.serve.queue.getJobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+    expect(await h.serve.queue.getJobCounts()).toMatchObject({
+      waiting: 0,
+      prioritized: 0,
+      delayed: 0,
+    });
     expect(h.sim.getDirective('rl', 'certs')?.status).toBeUndefined();
 
     // The directive routes count against the same credential.

@@ -75,10 +75,11 @@ describe('SIGTERM', () => {
       'active',
       'delayed',
       'waiting',
+      'prioritized',
       'waiting-children',
     );
     expect(counts.active).toBe(0);
-    expect((counts.delayed ?? 0) + (counts.waiting ?? 0)).toBe(1);
+    expect((counts.delayed ?? 0) + (counts.waiting ?? 0) + (counts.prioritized ?? 0)).toBe(1);
 
     h.sim.setReadinessDelay('mesh', 'istiod', 0);
     started.push(startCli('work', env));

@@ -67,12 +67,13 @@ describe('run claims and confirmations, a batch per script call', () => {
       ],
       { retentionSeconds: RETENTION },
     );
+    // Each new run's job takes the next turn in the directives' namespace; duplicates take none.
     expect(claims).toEqual([
-      { decision: 'new', previous: undefined },
+      { decision: 'new', previous: undefined, turn: 1 },
       { decision: 'duplicate', latest: a1, inProgress: true },
-      { decision: 'new', previous: a1 },
+      { decision: 'new', previous: a1, turn: 2 },
       { decision: 'duplicate', latest: a2, inProgress: false },
-      { decision: 'new', previous: undefined },
+      { decision: 'new', previous: undefined, turn: 3 },
       { decision: 'duplicate', latest: b2, inProgress: false },
       { decision: 'duplicate', latest: b2, inProgress: false },
     ]);

@@ -36,6 +36,7 @@ async function settledJobs(h: Harness) {
     async () => {
       const counts = await h.serve.queue.getJobCounts(
         'waiting',
+        'prioritized',
         'delayed',
         'active',
         'waiting-children',

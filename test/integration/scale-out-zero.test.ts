@@ -14,7 +14,8 @@ import { addApps } from '../support/workloads.js';
 /**
  * KEDA may scale the workers to zero while a job waits (delayed) for a gate. The wait must still be
  * re-checked once a worker exists again, and KEDA must be able to see that one is needed: the
- * waiting + delayed count it reads (LLEN wait + ZCARD delayed) stays above zero meanwhile.
+ * waiting + prioritized + delayed count it reads (LLEN wait + ZCARD prioritized + ZCARD delayed,
+ * as the chart's ScaledObject does) stays above zero meanwhile, and counts a new run's job too.
  */
 describe('workers scaled to zero while a job waits', () => {
   let h: Harness;
@@ -62,13 +63,24 @@ describe('workers scaled to zero while a job waits', () => {
     expect(h.sim.deletedPods()).toEqual([]);
 
     // ...but the queue still shows work, which is what the KEDA trigger scales from zero on.
-    const waiting = await h.serve.redis.llen(`${prefix}:${QUEUE_NAME}:wait`);
-    const delayed = await h.serve.redis.zcard(`${prefix}:${QUEUE_NAME}:delayed`);
-    expect(waiting + delayed).toBeGreaterThanOrEqual(1);
+    const queued = async () =>
+      (await h.serve.redis.llen(`${prefix}:${QUEUE_NAME}:wait`)) +
+      (await h.serve.redis.zcard(`${prefix}:${QUEUE_NAME}:prioritized`)) +
+      (await h.serve.redis.zcard(`${prefix}:${QUEUE_NAME}:delayed`));
+    expect(await queued()).toBe(1);
+    // A new run's job, queued at its namespace's turn (a priority), is counted as well.
+    addApps(h, 'other', ['ratings'], { replicas: 1 });
+    const others = podUids(h, 'other');
+    h.sim.applyDirective(
+      directive('other', 'fresh', [{ namespace: 'other', labels: { app: 'ratings' } }]),
+    );
+    expect((await h.post({ directive: { namespace: 'other', name: 'fresh' } })).status).toBe(202);
+    expect(await queued()).toBe(2);
 
     // A worker comes back (KEDA scaled 0 -> 1): the overdue re-check fires and the run finishes.
     h.startWorker();
     await waitForState(h, 'bookinfo', 'parked', 'FINISHED', 30_000);
-    expectEachDeletedOnce(h, originals);
+    await waitForState(h, 'other', 'fresh', 'FINISHED', 30_000);
+    expectEachDeletedOnce(h, [...originals, ...others]);
   });
 });

@@ -83,7 +83,12 @@ describe('fuzzing the dashboard', () => {
     { timeout: 180_000 },
     async () => {
       const statuses = new Map<number, number>();
-      const [job] = await h.serve.queue.getJobs(['waiting', 'waiting-children', 'delayed']);
+      const [job] = await h.serve.queue.getJobs([
+        'waiting',
+        'prioritized',
+        'waiting-children',
+        'delayed',
+      ]);
       const knownId = job?.id ?? 'missing';
       let refusedChanges = 0;
       await fc.assert(

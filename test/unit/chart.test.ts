@@ -318,8 +318,9 @@ describe('templates', () => {
     expect(queue).toBe('bounce');
     const keda = read('charts/pod-bouncer/templates/keda.yaml');
     expect(keda).toContain(`printf "%s:${queue}:%s" $prefix $list`);
-    expect(keda).toContain('list "wait" "delayed" "active"');
-    expect(keda).toContain('formula: waiting + delayed + active');
+    // Every selector job is queued with a priority (its namespace's turn): prioritized counts.
+    expect(keda).toContain('list "wait" "prioritized" "delayed" "active"');
+    expect(keda).toContain('formula: waiting + prioritized + delayed + active');
     expect(keda).toContain('kind: ScaledObject');
   });
 
