@@ -102,12 +102,35 @@ export function defaultText(name: string): string {
   return fallback;
 }
 
-/** A URL of one of `protocols` (`'http:'`, …); unset: undefined; anything else: `message`. */
+/**
+ * What errors and logs may show of a URL: its scheme and host, never its credentials, and `/…`
+ * for a path or query that was cut (a webhook's path or a query's token can be the secret);
+ * undefined when it is no URL at all. Every URL-valued variable is shown through this.
+ */
+export function shownUrl(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const rest = url.pathname.replace(/^\/$/, '') + url.search + url.hash;
+  const origin = url.host === '' ? url.protocol : `${url.protocol}//${url.host}`;
+  return rest === '' ? origin : `${origin}${url.host === '' ? '' : '/'}…`;
+}
+
+/** `redis://` or `http://` from `redis:`, for sentences. */
+const schemeOf = (protocol: string): string => `${protocol}//`;
+
+/**
+ * A URL of one of `protocols` (`'http:'`, …); unset: undefined; anything else stops the process
+ * with a sentence that shows the value only through `shownUrl`.
+ */
 export function readUrl(
   env: Env,
   name: string,
   protocols: readonly string[],
-  message: string,
+  kind: string,
 ): string | undefined {
   const raw = readText(env, name);
   if (raw === undefined) return undefined;
@@ -117,13 +140,15 @@ export function readUrl(
   } catch {
     protocol = undefined;
   }
-  if (protocol === undefined || !protocols.includes(protocol)) throw new ConfigError(message);
-  return raw;
+  if (protocol !== undefined && protocols.includes(protocol)) return raw;
+  const shown = shownUrl(raw);
+  const expected = `${name} must be ${kind} ${protocols.map(schemeOf).join(' or ')} URL`;
+  throw new ConfigError(
+    shown === undefined ? `${expected}; its value is not one.` : `${expected}, not "${shown}".`,
+  );
 }
 
 /** An http:// or https:// URL (PROMETHEUS_URL, NOTIFY_URL, K_SINK); unset: undefined. */
 export function readHttpUrl(env: Env, name: string): string | undefined {
-  const raw = readText(env, name);
-  const message = `${name} must be an http:// or https:// URL, not "${raw}".`;
-  return readUrl(env, name, ['http:', 'https:'], message);
+  return readUrl(env, name, ['http:', 'https:'], 'an');
 }

@@ -15,8 +15,7 @@ import { variable } from './variables.js';
 import { ConfigError, defaultText, readText, readUrl, type Env } from './environment.js';
 
 export function redisUrl(env: Env): string {
-  const message = 'REDIS_URL must be a redis:// or rediss:// URL.';
-  return readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], message) ?? defaultText('REDIS_URL');
+  return readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], 'a') ?? defaultText('REDIS_URL');
 }
 
 export function queuePrefix(env: Env): string {

@@ -43,6 +43,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it('never shows the credentials, path or query of a URL-valued variable it refuses', () => {
+    const cases: Array<[string, string, string]> = [
+      [
+        'NOTIFY_URL',
+        'ftp://u:notifysecret@x/y?token=querysecret',
+        'NOTIFY_URL must be an http:// or https:// URL, not "ftp://x/…".',
+      ],
+      [
+        'PROMETHEUS_URL',
+        'ftp://u:promsecret@prometheus:9090/api',
+        'PROMETHEUS_URL must be an http:// or https:// URL, not "ftp://prometheus:9090/…".',
+      ],
+      ['K_SINK', 'sink:sinksecret@x', 'K_SINK must be an http:// or https:// URL, not "sink:…".'],
+      [
+        'REDIS_URL',
+        'http://:redissecret@127.0.0.1:6379',
+        'REDIS_URL must be a redis:// or rediss:// URL, not "http://127.0.0.1:6379".',
+      ],
+      [
+        'NOTIFY_URL',
+        'https://u:notifysecret@',
+        'NOTIFY_URL must be an http:// or https:// URL; its value is not one.',
+      ],
+    ];
+    for (const [name, value, sentence] of cases) {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(sentence));
+    }
+  });
+
   it('reads what a credential may do and how long Redis keeps runs', () => {
     expect(loadConfig({})).toMatchObject({
       allowedNamespaces: undefined,
