@@ -15,7 +15,17 @@ import { variable } from './variables.js';
 import { ConfigError, defaultText, readText, readUrl, type Env } from './environment.js';
 
 export function redisUrl(env: Env): string {
-  return readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], 'a') ?? defaultText('REDIS_URL');
+  const url = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], 'a') ?? defaultText('REDIS_URL');
+  // ioredis takes the path (or ?db=) as the database and sends SELECT with parseInt of it: "/abc"
+  // would be SELECT NaN, an error thrown outside any handler; "/1x" quietly database 1.
+  const { pathname, searchParams } = new URL(url);
+  const database = [pathname === '/' ? '' : pathname.slice(1), searchParams.get('db') ?? ''];
+  if (database.some((given) => given !== '' && !/^\d{1,9}$/.test(given))) {
+    throw new ConfigError(
+      'REDIS_URL must name its database by a whole number from 0 (redis://host:6379/0) or not at all.',
+    );
+  }
+  return url;
 }
 
 export function queuePrefix(env: Env): string {

@@ -17,16 +17,35 @@ export function redisTarget(topology: RedisTopology): string {
   }
 }
 
-/** Resolves true once a fresh connection is ready, false when `timeoutMs` passed first. */
-export async function redisAnswers(topology: RedisTopology, timeoutMs: number): Promise<boolean> {
+/**
+ * What a fresh connection met within `timeoutMs`: Redis ready, nothing, or Redis refusing the
+ * database of the URL (its answer to SELECT, such as "ERR DB index is out of range"). ioredis
+ * reports that refusal as an 'error' event and then becomes ready all the same, on database 0.
+ */
+export type RedisAnswer = 'ready' | 'silent' | { readonly refusedDatabase: string };
+
+export async function redisAnswer(
+  topology: RedisTopology,
+  timeoutMs: number,
+): Promise<RedisAnswer> {
   const redis = createProducerConnection(topology);
+  let refused: string | undefined;
   // Connection refusals are expected while waiting; the caller says what they mean.
-  redis.on('error', () => undefined);
+  redis.on('error', (error: Error & { command?: { name?: string } }) => {
+    if (error.command?.name === 'select') refused ??= error.message;
+  });
   try {
-    return await readyOrTimeout(redis, timeoutMs);
+    const ready = await readyOrTimeout(redis, timeoutMs);
+    if (refused !== undefined) return { refusedDatabase: refused };
+    return ready ? 'ready' : 'silent';
   } finally {
     redis.disconnect();
   }
+}
+
+/** True once a fresh connection is ready (even on a database Redis refused), false after `timeoutMs`. */
+export async function redisAnswers(topology: RedisTopology, timeoutMs: number): Promise<boolean> {
+  return (await redisAnswer(topology, timeoutMs)) !== 'silent';
 }
 
 /**

@@ -43,10 +43,14 @@ describe('start-up', () => {
     await deletePrefix(REDIS_URL, base.QUEUE_PREFIX!);
   });
 
-  /** One sentence on stderr, no stack, exit code 1. */
-  async function refused(role: string, env: Record<string, string | undefined>): Promise<string> {
+  /** One sentence on stderr, no stack, exit code 1 (2 for a configuration error). */
+  async function refused(
+    role: string,
+    env: Record<string, string | undefined>,
+    code = 1,
+  ): Promise<string> {
     const result = await runCli([role], { ...base, ...env });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(code);
     const lines = linesOf(result.stderr);
     expect(lines, result.stderr).toHaveLength(1);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -130,6 +134,17 @@ describe('start-up', () => {
     const sentence = await refused('work', { REDIS_URL: `redis://:hunter2-pw@127.0.0.1:${port}` });
     expect(sentence).toBe(
       `Redis at redis://127.0.0.1:${port} did not answer within 10 s: start it, or set REDIS_URL to one that runs.`,
+    );
+  });
+
+  it('names REDIS_URL (without its password) when its database is not a number or is refused', async () => {
+    const badPath = { REDIS_URL: 'redis://:hunter2-pw@127.0.0.1:6379/abc' };
+    expect(await refused('work', badPath, 2)).toBe(
+      'REDIS_URL must name its database by a whole number from 0 (redis://host:6379/0) or not at all.',
+    );
+    // The shared Redis has databases 0 to 15.
+    expect(await refused('serve', { REDIS_URL: `${REDIS_URL}/99` })).toBe(
+      `Redis at ${REDIS_URL}/99 refuses that database (ERR DB index is out of range): set REDIS_URL to a database it has, such as /0.`,
     );
   });
 

@@ -73,6 +73,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('stops on a REDIS_URL whose database is not a whole number, without its password', () => {
+    const sentence =
+      'REDIS_URL must name its database by a whole number from 0 (redis://host:6379/0) or not at all.';
+    for (const path of ['/abc', '/-1', '/1x', '/1/2', '/%31', '?db=abc', '/ 1']) {
+      const env = { REDIS_URL: `redis://:redissecret@127.0.0.1:6379${path}` };
+      expect(() => loadConfig(env), path).toThrow(new ConfigError(sentence));
+    }
+    for (const path of ['', '/', '/0', '/15', '?db=3']) {
+      const url = `redis://:redissecret@127.0.0.1:6379${path}`;
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
+  });
+
   it('reads what a credential may do and how long Redis keeps runs', () => {
     expect(loadConfig({})).toMatchObject({
       allowedNamespaces: undefined,
