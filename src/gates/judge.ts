@@ -154,7 +154,11 @@ function withinBounds(gate: QueryGate, result: QueryResult): Verdict {
     return { open: false, why };
   }
   const value = values[0]!;
+  // Not a number, or an infinity (a division by zero): closed whatever the bounds, named as
+  // Prometheus writes it.
   if (Number.isNaN(value)) return { open: false, why: 'the query gave NaN' };
+  if (!Number.isFinite(value))
+    return { open: false, why: `the query gave ${value > 0 ? '+' : '-'}Inf` };
   if (gate.max !== undefined && value > gate.max)
     return { open: false, why: `${value} is above ${gate.max}` };
   if (gate.min !== undefined && value < gate.min)

@@ -6,6 +6,7 @@
 
 import { readFile } from 'node:fs/promises';
 
+import { boundedText } from '../bounded-text.js';
 import { prometheusRequests } from '../metrics/registry.js';
 
 export class PrometheusError extends Error {
@@ -51,11 +52,11 @@ export class PrometheusClient {
       result?: unknown;
     };
     if (data.resultType === 'scalar' && Array.isArray(data.result)) {
-      return { kind: 'scalar', value: Number(data.result[1]) };
+      return { kind: 'scalar', value: sampleValue(data.result[1]) };
     }
     if (data.resultType === 'vector' && Array.isArray(data.result)) {
-      const values = data.result.map((sample: { value?: [number, string] }) =>
-        Number(sample.value?.[1]),
+      const values = data.result.map((sample: { value?: [number, unknown] }) =>
+        sampleValue(sample.value?.[1]),
       );
       return { kind: 'samples', values };
     }
@@ -108,6 +109,24 @@ export class PrometheusClient {
     }
     return body.data ?? {};
   }
+}
+
+/** Go's strconv.FormatFloat, as Prometheus writes sample values: NaN, ±Inf, decimal or exponent. */
+const SAMPLE_VALUE = /^(?:NaN|[+-]Inf|-?\d+(?:\.\d+)?(?:e[+-]\d+)?)$/;
+
+/**
+ * The number a sample value stands for, read as strictly as Prometheus writes it: Number() would
+ * read "", " 0.001" and "0x0" as numbers and open a gate on a malformed answer. Anything else is
+ * a PrometheusError, which keeps the gate closed.
+ */
+export function sampleValue(text: unknown): number {
+  if (typeof text === 'string' && SAMPLE_VALUE.test(text)) {
+    if (text === '+Inf') return Infinity;
+    if (text === '-Inf') return -Infinity;
+    return Number(text);
+  }
+  const shown = boundedText(JSON.stringify(text) ?? 'nothing', 64);
+  throw new PrometheusError(`Prometheus answered a malformed sample value: ${shown}`);
 }
 
 /** `http://prom/prometheus` joined with `/api/…` keeps its path prefix. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateJudge } from '../../src/gates/judge.js';
 import { PrometheusClient } from '../../src/gates/prometheus.js';
 import { requiredBinary } from '../support/binaries.js';
+import { startFakePrometheus } from '../support/fake-prometheus.js';
 import { startPrometheus, type OwnPrometheus } from '../support/prometheus-server.js';
 import { freePort } from '../support/redis-server.js';
 
@@ -112,7 +113,28 @@ describe.skipIf(prometheus === undefined)('gates judged by a real Prometheus', (
       await closed('vector(1) or label_replace(vector(2), "x", "y", "", "")', { max: 5 }),
     ).toBe('the query gave 2 samples, not one');
     expect(await closed('vector(0) / vector(0)', { max: 5 })).toBe('the query gave NaN');
+    // Infinities are closed whatever the bounds, and named as Prometheus writes them.
+    expect(await closed('vector(1) / vector(0)', { min: 0 })).toBe('the query gave +Inf');
+    expect(await closed('vector(-1) / vector(0)', { max: 5 })).toBe('the query gave -Inf');
     expect(await closed('rate(', { max: 5 })).toMatch(/^Prometheus answered an error: /);
+  });
+
+  it('is closed on a sample value Prometheus would not write, saying which', async () => {
+    const fake = await startFakePrometheus();
+    try {
+      for (const value of ['', ' 0.001', '0x0', 'Infinity', '1_0']) {
+        fake.value = value;
+        const verdict = await judgeOf(fake.url).judge([{ query: 'q', max: 0.01 }]);
+        expect(verdict, JSON.stringify(value)).toMatchObject({
+          open: false,
+          why: `Prometheus answered a malformed sample value: ${JSON.stringify(value)}`,
+        });
+      }
+      fake.value = '1e-07';
+      expect(await judgeOf(fake.url).judge([{ query: 'q', max: 0.01 }])).toEqual({ open: true });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('is closed when Prometheus cannot be reached or does not answer in time', async () => {

@@ -10,8 +10,8 @@ import { freePort } from './redis-server.js';
 export interface FakePrometheus {
   url: string;
   firing: Set<string>;
-  /** The one sample every query answers; undefined: no sample. */
-  value: number | undefined;
+  /** The one sample every query answers (a string: sent as it is); undefined: no sample. */
+  value: number | string | undefined;
   /** Requests seen per path (`/api/v1/alerts`, `/api/v1/query`). */
   counts(): Record<string, number>;
   /** The headers of every request, oldest first. */
