@@ -4,6 +4,7 @@ import {
   type DirectiveManifest,
   type DirectiveSpec,
 } from '../directive/types.js';
+import { boundedText } from '../bounded-text.js';
 import { normalizeSpec, validateSpec } from '../directive/validate.js';
 import { BadEventError, InvalidDirectiveError } from './errors.js';
 import { isRecord, parseRef } from './fields.js';
@@ -14,10 +15,11 @@ export function looksLikeDirectiveObject(value: Record<string, unknown>): boolea
 }
 
 /**
- * Labels may arrive as a proto-style list of `{key, value}` entries; they are stored as a map.
+ * Labels may arrive as a proto-style list of `{key, value}` entries; they are stored as a map, so
+ * a key given twice is refused (400, naming the entry) rather than the last one silently winning.
  * Anything else is left for validation to reject with the field's name.
  */
-function labelsAsMap(labels: unknown): unknown {
+function labelsAsMap(labels: unknown, field: string): unknown {
   if (!Array.isArray(labels)) return labels;
   const entries = labels.map((entry: unknown) =>
     isRecord(entry) && typeof entry.key === 'string'
@@ -25,16 +27,31 @@ function labelsAsMap(labels: unknown): unknown {
       : [undefined, entry],
   );
   if (entries.some(([key]) => key === undefined)) return labels;
+  const first = new Map<string, number>();
+  entries.forEach(([key], index) => {
+    const earlier = first.get(key as string);
+    if (earlier !== undefined) {
+      const shown = JSON.stringify(boundedText(key as string, 256));
+      throw new BadEventError(
+        `${field}[${index}].key`,
+        `repeats the label key ${shown} of ${field}[${earlier}]; give each key once`,
+      );
+    }
+    first.set(key as string, index);
+  });
   return Object.fromEntries(entries as Array<[string, unknown]>);
 }
 
-function withMapLabels(spec: unknown): unknown {
+function withMapLabels(spec: unknown, field: string): unknown {
   if (!isRecord(spec) || !Array.isArray(spec.podsToBounce)) return spec;
   return {
     ...spec,
-    podsToBounce: spec.podsToBounce.map((selector: unknown) =>
+    podsToBounce: spec.podsToBounce.map((selector: unknown, index) =>
       isRecord(selector) && 'labels' in selector
-        ? { ...selector, labels: labelsAsMap(selector.labels) }
+        ? {
+            ...selector,
+            labels: labelsAsMap(selector.labels, `${field}.podsToBounce[${index}].labels`),
+          }
         : selector,
     ),
   };
@@ -53,7 +70,7 @@ export function parseDirectiveObject(
   if (kind !== DIRECTIVE_KIND)
     throw new BadEventError(`${field}.kind`, `must be ${DIRECTIVE_KIND}`);
   const ref = parseRef(value.metadata, `${field}.metadata`);
-  const spec = checkedSpec(withMapLabels(value.spec));
+  const spec = checkedSpec(withMapLabels(value.spec, `${field}.spec`));
   const labels =
     isRecord(value.metadata) && isRecord(value.metadata.labels) ? value.metadata.labels : undefined;
   return {

@@ -19,6 +19,17 @@ describe('bad input', () => {
   const json = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
   const ref = JSON.stringify({ directive: { namespace: 'istio-system', name: 'mesh' } });
 
+  // The last app=web would bounce every web pod when the first app=a was meant.
+  const twiceLabelled = directive('istio-system', 'twice', [
+    {
+      namespace: 'istio-system',
+      labels: [
+        { key: 'app', value: 'a' },
+        { key: 'app', value: 'web' },
+      ],
+    },
+  ]);
+
   const cases: Array<[string, () => Promise<Response>, number, string]> = [
     ['malformed JSON', () => send('{"directive": ', json), 400, 'bad_request'],
     [
@@ -86,6 +97,12 @@ describe('bad input', () => {
       'invalid_directive',
     ],
     [
+      'list labels that give a key twice',
+      () => send(JSON.stringify({ directive: twiceLabelled }), json),
+      400,
+      'bad_request',
+    ],
+    [
       'an over-limit body',
       () =>
         send(
@@ -134,9 +151,23 @@ describe('bad input', () => {
     );
     expect(h.sim.getDirective('istio-system', 'empty')).toBeUndefined();
     expect(h.sim.getDirective('istio-system', 'wide')).toBeUndefined();
+    expect(h.sim.getDirective('istio-system', 'twice')).toBeUndefined();
     expect(h.sim.deletedPods()).toEqual([]);
     const health = await fetch(`${h.serve.url}/healthz`);
     expect(health.status).toBe(200);
+  });
+
+  it('names the entry and the label key given twice', async () => {
+    const response = await send(JSON.stringify({ directive: twiceLabelled }), json);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: 'bad_request',
+      message: expect.stringContaining(
+        'directive.spec.podsToBounce[0].labels[1].key: repeats the label key "app"',
+      ),
+    });
+    const counts = await h.serve.queue.getJobCounts();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(0);
   });
 
   it('names the offending field', async () => {

@@ -34,6 +34,21 @@ describe('normalizeBody', () => {
     ]);
   });
 
+  it('refuses list labels that give a key twice, naming the entry and the key', () => {
+    const labels = [
+      { key: 'app', value: 'a' },
+      { key: 'tier', value: 'x' },
+      { key: 'app', value: 'web' },
+    ];
+    const body = { directive: manifest([{ namespace: 'a' }, { namespace: 'b', labels }]) };
+    expect(() => normalizeBody(body)).toThrow(
+      new BadEventError(
+        'directive.spec.podsToBounce[1].labels[2].key',
+        'repeats the label key "app" of directive.spec.podsToBounce[1].labels[0]; give each key once',
+      ),
+    );
+  });
+
   it('rejects an empty podsToBounce as an invalid directive', () => {
     expect(() => normalizeBody({ directive: manifest([]) })).toThrow(InvalidDirectiveError);
   });
