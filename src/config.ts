@@ -80,6 +80,8 @@ export interface Config {
   readonly defaultMaxConcurrentSelectors: number;
   /** Runs a directive may start in any hour (MAX_RUNS_PER_HOUR; 429 above). */
   readonly maxRunsPerHour: number;
+  /** New CloudEvent ids each credential may have remembered in any 24 h (CLOUDEVENT_IDS_PER_DAY). */
+  readonly cloudEventIdsPerDay: number;
   /** How long finished jobs and run markers are kept in Redis (CloudEvent ids: 24 hours). */
   readonly retentionDays: number;
   /** Where status transitions are sent (NOTIFY_URL, else K_SINK), and how; undefined: not sent. */
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxSelectors: readInteger(env, 'MAX_SELECTORS'),
     defaultMaxConcurrentSelectors: defaultConcurrency(env),
     maxRunsPerHour: readInteger(env, 'MAX_RUNS_PER_HOUR'),
+    cloudEventIdsPerDay: readInteger(env, 'CLOUDEVENT_IDS_PER_DAY'),
     retentionDays: readInteger(env, 'RETENTION_DAYS'),
     defaultSoakSeconds: readInteger(env, 'DEFAULT_SOAK_SECONDS'),
     gates: gates(env),

@@ -5,16 +5,14 @@ import { inRedis } from '../queue/durable.js';
 import type { IngestDeps } from './deps.js';
 import { CloudEventIdConflictError } from './errors.js';
 import { ingest, type AcceptedEvent, type IgnoredEvent } from './ingest.js';
+import { claimWithinBudget, DAY_SECONDS, releaseClaim } from './cloudevent-budget.js';
 import {
   answeredRun,
-  claimOrEarlier,
   deliveryKey,
   duplicateAnswer,
+  earlierAnswer,
   type AnsweredRun,
 } from './remembered-answer.js';
-
-/** How long a CloudEvent's (source, id) is remembered (DESIGN §2). */
-const DAY_SECONDS = 24 * 3600;
 
 /** Redis key remembering one CloudEvent; hashed, as source and id are free-form strings. */
 export function cloudEventKey(prefix: string, identity: CloudEventIdentity): string {
@@ -79,14 +77,16 @@ function repeatOf(mine: CloudEventRecord): (stored: string) => AcceptedEvent | u
 /**
  * Accepts a CloudEvent at most once per (source, id), even if the directive changed in between
  * (a redelivered event must not start a run for a generation it never meant). The pair is claimed
- * in Redis (SET NX, `claimOrEarlier`) before anything happens — an inline directive is not even
- * applied for a redelivery — with the sender's credential and the directive it names, and the answer is added
- * once the event is accepted. The same pair again from that sender for that directive is a
- * duplicate, whatever its data; from another sender or for another directive it is a 409, so an
- * id one sender used can neither swallow another's event nor hand it someone else's result
- * (DESIGN §2 *Runs*). Kept for 24 hours, not RETENTION_DAYS: a sender redelivers within hours, and
- * an id is cheap to make. A failed attempt releases its claim so the sender's retry is handled
- * afresh. Ignored events cost nothing in Redis.
+ * in Redis (`claimWithinBudget`) before anything happens — an inline directive is not even
+ * applied for a redelivery — with the sender's credential and the directive it names, and the
+ * answer is added once the event is accepted. The same pair again from that sender for that
+ * directive is a duplicate, whatever its data; from another sender or for another directive it is
+ * a 409, so an id one sender used can neither swallow another's event nor hand it someone else's
+ * result (DESIGN §2 *Runs*). Kept for 24 hours from its claim, not RETENTION_DAYS: a sender
+ * redelivers within hours. An id is cheap to make, so the new ids a credential may have
+ * remembered in any 24 h are bounded (CLOUDEVENT_IDS_PER_DAY); repeats of remembered ones are
+ * answered beyond it. A failed attempt releases its claim, and its count, so the sender's retry
+ * is handled afresh. Ignored events cost nothing in Redis.
  */
 export async function ingestCloudEvent(
   deps: IngestDeps,
@@ -95,24 +95,25 @@ export async function ingestCloudEvent(
   sender: string,
 ): Promise<AcceptedEvent | IgnoredEvent> {
   if (event.kind === 'ignored') return ingest(deps, event, sender);
-  const key = cloudEventKey(deps.config.queuePrefix, identity);
+  const { queuePrefix: prefix, cloudEventIdsPerDay: perDay } = deps.config;
+  const key = cloudEventKey(prefix, identity);
+  const where = { key, prefix, sender, perDay };
   const mine: CloudEventRecord = { sender, directive: directiveNamed(event) };
-  const claim = JSON.stringify(mine);
-  const earlier = await claimOrEarlier(deps.redis, key, claim, {
-    read: repeatOf(mine),
-    what: 'CloudEvent',
-  });
-  if (earlier !== undefined) return earlier;
+  const claimed = await claimWithinBudget(deps.redis, where, JSON.stringify(mine));
+  if (claimed === undefined) {
+    return earlierAnswer(deps.redis, key, { read: repeatOf(mine), what: 'CloudEvent' });
+  }
   let result: AcceptedEvent | IgnoredEvent;
   try {
     result = await ingest(deps, event, sender);
   } catch (error) {
-    await deps.redis.del(key).catch(() => undefined);
+    await releaseClaim(deps.redis, where, claimed);
     throw error;
   }
   // Never so: ingest ignores only events of the ignored kind, answered above.
   if ('ignored' in result) return result;
   const record: CloudEventRecord = { ...mine, run: answeredRun(result) };
-  await inRedis(() => deps.redis.set(key, JSON.stringify(record), 'EX', DAY_SECONDS));
+  const until = claimed.at + DAY_SECONDS;
+  await inRedis(() => deps.redis.set(key, JSON.stringify(record), 'EXAT', until));
   return result;
 }

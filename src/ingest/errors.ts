@@ -29,3 +29,14 @@ export class FieldManagerConflictError extends Error {
 export class CloudEventIdConflictError extends Error {
   override readonly name = 'CloudEventIdConflictError';
 }
+
+/** A credential's CloudEvents would make Redis remember more new ids than its daily budget. */
+export class CloudEventIdsBudgetError extends Error {
+  override readonly name = 'CloudEventIdsBudgetError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

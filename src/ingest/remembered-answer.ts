@@ -76,11 +76,10 @@ export function duplicateAnswer({ directive, run }: AnsweredRecord): AcceptedEve
  * event that was then lost: when the first attempt failed (its claim released) or is still not
  * answered, the repeat is a 503 with Retry-After and the sender's retry is handled afresh.
  */
-async function earlierAnswer<T>(
+export async function earlierAnswer<T>(
   redis: Redis,
   key: string,
-  read: (stored: string) => T | undefined,
-  what: string,
+  { read, what }: RepeatReader<T>,
 ): Promise<T> {
   for (let poll = 0; poll < EARLIER_ANSWER_POLLS; poll += 1) {
     const stored = await inRedis(() => redis.get(key));
@@ -109,8 +108,8 @@ export async function claimOrEarlier<T>(
   redis: Redis,
   key: string,
   claim: string,
-  { read, what }: RepeatReader<T>,
+  reader: RepeatReader<T>,
 ): Promise<T | undefined> {
   const claimed = await inRedis(() => redis.set(key, claim, 'EX', CLAIM_TTL_SECONDS, 'NX'));
-  return claimed !== null ? undefined : earlierAnswer(redis, key, read, what);
+  return claimed !== null ? undefined : earlierAnswer(redis, key, reader);
 }

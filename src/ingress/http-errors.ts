@@ -5,6 +5,7 @@ import { NotFoundError, PermanentError, TransientError } from '../errors.js';
 import { BadEventError, InvalidDirectiveError, invalidDirectiveMessage } from '../events/errors.js';
 import {
   CloudEventIdConflictError,
+  CloudEventIdsBudgetError,
   FieldManagerConflictError,
   ForbiddenError,
   TooManyRunsError,
@@ -70,6 +71,10 @@ function ingestProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof TooManyRunsError) {
     const headers = { 'retry-after': String(error.retryAfterSeconds) };
     return new HttpProblem(429, 'too_many_runs', error.message, headers);
+  }
+  if (error instanceof CloudEventIdsBudgetError) {
+    const headers = { 'retry-after': String(error.retryAfterSeconds) };
+    return new HttpProblem(429, 'rate_limited', error.message, headers);
   }
   if (error instanceof FieldManagerConflictError) {
     return new HttpProblem(409, 'conflict', error.message);

@@ -7,6 +7,8 @@ export interface SentPod {
   since: number;
   /** The run that sent it had inherited it as another run's replacement: it holds an older slot. */
   replacement?: boolean;
+  /** Pods its run knew to be no replacement of any bounce (`originalsAtChoice`), on one entry. */
+  originals?: string[];
 }
 
 /**
@@ -31,12 +33,33 @@ export interface Inherited {
 export const NOTHING_INHERITED: Inherited = { taken: [], owed: 0, theirs: [] };
 
 /**
+ * Of a run's chosen pods, those created in the second it was accepted in that it does not take
+ * for another run's replacements: they existed before every bounce it did not see (sent after its
+ * choice, in that second or later), and are older than every one it saw (`inherited.since`) or
+ * known originals already, so they replace no pod. A later run that chooses them too cannot tell
+ * them by their creationTimestamp from the replacements of a bounce sent in that second (a
+ * workload created in the second its run sent its first batch): it reads them in the sending
+ * run's record (`SentPods.keepInherited`, `RECORD_SENT`). Usually none: pods predate their run.
+ */
+export function originalsAtChoice(
+  chosen: readonly PodInfo[],
+  inherited: Inherited,
+  acceptedSecond: number,
+): string[] {
+  const theirs = new Set(inherited.theirs);
+  return chosen
+    .filter((pod) => pod.createdAt.getTime() >= acceptedSecond && !theirs.has(pod.uid))
+    .map((pod) => pod.uid);
+}
+
+/**
  * DESIGN §4: never more than maxUnavailable of a selector's pods down because of pod-bouncer,
  * whichever run took them down, of this directive or another (`sent`: the selector's entries and
  * the claims other directives made on its pods' owners' pods). A pod another run sent a bounce to
  * and that is not among this run's chosen was terminating or gone when this run chose: it is owed
  * a Ready replacement that this run did not choose, unless this run chose that replacement itself
- * (a chosen pod created in or after the second the first of them was sent). A slot is owed once:
+ * (a chosen pod created in or after the second the first of them was sent, unless a run recorded
+ * it as one of its originals: `originalsAtChoice`). A slot is owed once:
  * a replacement that a later run bounced again (A, then A', then A'' chosen now) is the same slot
  * as the pod it replaced, so only the pods sent that were no one's replacement are owed. Pods not
  * Ready for reasons of their own (created before any of those bounces) count for nothing: a
@@ -47,7 +70,11 @@ export function inheritedAtChoice(sent: readonly SentPod[], chosen: readonly Pod
   const others = sent.filter((pod) => !chosenUids.has(pod.uid));
   if (others.length === 0) return NOTHING_INHERITED;
   const since = Math.min(...others.map((pod) => pod.since));
-  const theirs = chosen.filter((pod) => pod.createdAt.getTime() >= since).map((pod) => pod.uid);
+  // An original created in that very second looks like a replacement: its run's record tells.
+  const originals = new Set(sent.flatMap((pod) => pod.originals ?? []));
+  const theirs = chosen
+    .filter((pod) => pod.createdAt.getTime() >= since && !originals.has(pod.uid))
+    .map((pod) => pod.uid);
   const taken = others.map((pod) => pod.uid);
   const slots = others.filter((pod) => pod.replacement !== true).length;
   return { taken, owed: Math.max(0, slots - theirs.length), theirs, since };
@@ -76,10 +103,17 @@ export function withClaims(
 /** A selector's entries of pods sent (`RECORD_SENT`), read back: those sent at or after `oldest`. */
 export function parseSent(raw: string, oldest: number): SentPod[] {
   const parsed: unknown = raw === '' ? [] : JSON.parse(raw);
-  const entries = Array.isArray(parsed) ? (parsed as { u: string; s: number; r?: 1 }[]) : [];
+  const entries = Array.isArray(parsed)
+    ? (parsed as { u: string; s: number; r?: 1; p?: string[] }[])
+    : [];
   return entries
     .filter(({ s }) => s >= oldest)
-    .map(({ u, s, r }) => ({ uid: u, since: s, ...(r === 1 ? { replacement: true } : {}) }));
+    .map(({ u, s, r, p }) => ({
+      uid: u,
+      since: s,
+      ...(r === 1 ? { replacement: true } : {}),
+      ...(Array.isArray(p) ? { originals: p } : {}),
+    }));
 }
 
 /** What a job kept when it chose (`SentPods.keepInherited`), read back. */

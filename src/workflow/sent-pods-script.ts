@@ -10,7 +10,9 @@
  * 2. The controlled pods left are appended to the selector's field, dropping entries older than
  *    the age limit. An entry whose pod the job inherited as another run's replacement is marked
  *    (`r`): it holds the slot of a pod sent before it, and a later run must not count that slot
- *    twice.
+ *    twice. The first entry a job records takes along its originals, kept beside its field when it
+ *    chose (`originalsAtChoice`: pods created in that second that a later run cannot tell from
+ *    this chunk's replacements by their creationTimestamp), as `p`; they are dropped there.
  * 3. Beside them, the run's owners: each pod's controller owner keeps the earliest second one of
  *    its pods was sent a bounce in by this run.
  * 4. Every pod this selector is to send (bare ones too) is claimed in its namespace's record of
@@ -42,7 +44,8 @@
  * the second sent in, the run keys' TTL in ms, the selector's mark ('' with one selector at a
  * time: nothing is checked nor recorded per run), the credits (JSON object, selector index → count),
  * the directive's uid, the fence ('' for none, else JSON: `n` the claims counted, `at` the oldest
- * second they were counted from, `o` the owners as `<kind>/<name>`, `i` the selector's index).
+ * second they were counted from, `o` the owners as `<kind>/<name>`, `i` the selector's index),
+ * the field of the job's originals.
  * Answers the uids dropped (and those held back, marked).
  */
 /**
@@ -172,9 +175,15 @@ if raw then
     if tonumber(entry.s) >= tonumber(ARGV[2]) then table.insert(kept, entry) end
   end
 end
+local originals = redis.call('HGET', KEYS[1], ARGV[12])
 for _, pod in ipairs(controlled) do
   local entry = { u = pod.u, s = tonumber(ARGV[6]) }
   if theirs[pod.u] then entry.r = 1 end
+  if originals then
+    entry.p = cjson.decode(originals)
+    originals = false
+    redis.call('HDEL', KEYS[1], ARGV[12])
+  end
   table.insert(kept, entry)
   local first = redis.call('HGET', KEYS[2], pod.o)
   if not first or tonumber(first) > tonumber(ARGV[6]) then redis.call('HSET', KEYS[2], pod.o, ARGV[6]) end

@@ -14,6 +14,7 @@ import { withLuaCommands } from '../queue/lua-commands.js';
 import { READ_SENT, RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
 import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
 import { claimsOf, fenceArgument, type ClaimsFence } from './pod-claims.js';
+import { fieldOf, jobField, originalsField } from './sent-fields.js';
 
 /** What a chunk is recorded with besides its pods (`SentPods.record`). */
 export interface RecordOptions {
@@ -28,19 +29,6 @@ interface SentCommands {
   podBouncerRecordSent(...args: string[]): Promise<string[]>;
   podBouncerRecordChosen(...args: string[]): Promise<number>;
   podBouncerReadSent(...args: string[]): Promise<string[]>;
-}
-
-/** One field per selector: its namespace and its labels, sorted, whatever run or generation. */
-function fieldOf(data: SelectorJobData): string {
-  const labels = Object.entries(data.selector.labels)
-    .map(([key, value]) => `${key}=${value}`)
-    .sort();
-  return `${data.selector.namespace}/${labels.join(',')}`;
-}
-
-/** The field of one job (its run and selector index) beside its selector's entries. */
-function jobField(data: SelectorJobData): string {
-  return `${fieldOf(data)}#${data.generation}.${data.runKey}.${data.selectorIndex}`;
 }
 
 /**
@@ -108,6 +96,7 @@ export class SentPods {
       JSON.stringify(credits),
       uid,
       fenceArgument(fence, data.selectorIndex),
+      originalsField(data),
     );
     return readSentAnswer(answer);
   }
@@ -193,7 +182,10 @@ export class SentPods {
     const { raw, claimed } = await this.read(data, fieldOf(data), owners, now);
     const byUid = new Map<string, SentPod>();
     for (const pod of [...parseSent(raw, now - this.maxAgeMs), ...claimed]) {
-      if (!byUid.has(pod.uid)) byUid.set(pod.uid, pod);
+      const first = byUid.get(pod.uid);
+      // A pod sent twice: the first entry's second, and any originals either carries.
+      const originals = [...(first?.originals ?? []), ...(pod.originals ?? [])];
+      byUid.set(pod.uid, { ...(first ?? pod), ...(originals.length > 0 ? { originals } : {}) });
     }
     return [...byUid.values()];
   }
@@ -218,19 +210,26 @@ export class SentPods {
     return { raw, claimed, fence: { owners, seen: claimed.length, oldest } };
   }
 
-  /** Keeps what a job inherited from other runs when it chose (beside the entries, not in the job). */
-  async keepInherited(data: SelectorJobData, inherited: Inherited): Promise<void> {
+  /**
+   * Keeps what a job inherited from other runs when it chose (beside the entries, not in the job),
+   * and its originals, which the first entry it records takes along (`RECORD_SENT`).
+   */
+  async keepInherited(
+    data: SelectorJobData,
+    inherited: Inherited,
+    originals: readonly string[] = [],
+  ): Promise<void> {
     const key = sentPodsKey(this.prefix, data.directive.uid);
-    // Nothing inherited, nothing stored (what an earlier attempt of the job kept is cleared).
-    if (inherited.taken.length === 0) {
-      await this.redis.hdel(key, jobField(data));
+    const [field, carried] = [jobField(data), originalsField(data)];
+    // Nothing to keep, nothing stored (what an earlier attempt of the job kept is cleared).
+    if (inherited.taken.length === 0 && originals.length === 0) {
+      await this.redis.hdel(key, field, carried);
       return;
     }
-    await this.redis
-      .multi()
-      .hset(key, jobField(data), JSON.stringify(inherited))
-      .pexpire(key, this.maxAgeMs)
-      .exec();
+    const multi = this.redis.multi().hset(key, field, JSON.stringify(inherited));
+    if (originals.length > 0) multi.hset(key, carried, JSON.stringify(originals));
+    else multi.hdel(key, carried);
+    await multi.pexpire(key, this.maxAgeMs).exec();
   }
 
   /**

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PodInfo } from '../../src/kube/pods.js';
-import { inheritedAtChoice, inheritedDown, withClaims } from '../../src/workflow/others-down.js';
+import {
+  inheritedAtChoice,
+  inheritedDown,
+  originalsAtChoice,
+  parseSent,
+  withClaims,
+} from '../../src/workflow/others-down.js';
 import { claimOwners } from '../../src/workflow/pod-claims.js';
 
 const SECOND = 1_000_000_000_000;
@@ -70,6 +76,64 @@ describe('what an older run took down, as a newer run counts it', () => {
     });
     // a3 not created yet: the one slot is owed once.
     expect(inheritedAtChoice(sent, [pod('c', SECOND - 60_000)]).owed).toBe(1);
+  });
+});
+
+describe('pods created in the second another run first sent a bounce in', () => {
+  // A workload of a, b, c, d created in SECOND; its run, accepted then, sent a and b in it.
+  const older = pod('older', SECOND - 60_000);
+  const [a, b, c, d] = [pod('a', SECOND), pod('b', SECOND), pod('c', SECOND), pod('d', SECOND)];
+
+  it("are the sending run's originals when it chose them in the second it was accepted in", () => {
+    expect(
+      originalsAtChoice([older, a, b, c, d], { taken: [], owed: 0, theirs: [] }, SECOND),
+    ).toEqual(['a', 'b', 'c', 'd']);
+    // A pod it took for another run's replacement is none of its originals.
+    const inherited = { taken: ['x'], owed: 0, theirs: ['d'], since: SECOND };
+    expect(originalsAtChoice([a, d], inherited, SECOND)).toEqual(['a']);
+  });
+
+  it("owe their slots when they are that run's originals, not its replacements", () => {
+    const sent = [
+      { uid: 'a', since: SECOND, originals: ['a', 'b', 'c', 'd'] },
+      { uid: 'b', since: SECOND },
+    ];
+    const inherited = inheritedAtChoice(sent, [c, d]);
+    expect(inherited).toEqual({ taken: ['a', 'b'], owed: 2, theirs: [], since: SECOND });
+    // Ready as they are, they offset nothing: both slots wait for Ready replacements.
+    expect(inheritedDown(inherited, new Set(), [c, d])).toEqual({ owed: 2, unready: 0 });
+    // Without the record, they would cancel the slots: the two sent could go with two more.
+    expect(
+      inheritedAtChoice(
+        sent.map(({ uid, since }) => ({ uid, since })),
+        [c, d],
+      ).owed,
+    ).toBe(0);
+  });
+
+  it('still fill a slot when they are its replacements, created in that second too', () => {
+    const sent = [
+      { uid: 'a', since: SECOND, originals: ['a', 'b', 'c', 'd'] },
+      { uid: 'b', since: SECOND },
+    ];
+    const replacement = pod('a2', SECOND + 300, false);
+    expect(inheritedAtChoice(sent, [c, d, replacement])).toEqual({
+      taken: ['a', 'b'],
+      owed: 1,
+      theirs: ['a2'],
+      since: SECOND,
+    });
+  });
+
+  it('are read back from the entry that carries them', () => {
+    const raw = JSON.stringify([
+      { u: 'a', s: SECOND, p: ['a', 'c'] },
+      { u: 'b', s: SECOND, r: 1 },
+    ]);
+    expect(parseSent(raw, SECOND - 60_000)).toEqual([
+      { uid: 'a', since: SECOND, originals: ['a', 'c'] },
+      { uid: 'b', since: SECOND, replacement: true },
+    ]);
   });
 });
 

@@ -155,6 +155,29 @@ describe('a chunk recorded as sent', () => {
     expect(await ys(now + 61_000)).toEqual([]);
   });
 
+  it("carries a job's originals once, on the first entry it records, to a later run's choice", async () => {
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const data = {
+      ...job('13', 0, false),
+      selector: { ...job('13', 0).selector, labels: { app: 'o' } },
+    };
+    await sent.keepInherited(data, { taken: [], owed: 0, theirs: [] }, ['o1', 'o2', 'o3']);
+    await sent.record(data, [controlled('o1')], { now });
+    await sent.record(data, [controlled('o2')], { now });
+    const later = { ...data, runKey: '14' };
+    expect(await sent.list(later, [], now)).toEqual([
+      { uid: 'o1', since: now, originals: ['o1', 'o2', 'o3'] },
+      { uid: 'o2', since: now },
+    ]);
+    // Nothing to keep: nothing stored, what an earlier attempt kept cleared.
+    await sent.keepInherited(later, { taken: [], owed: 0, theirs: [] }, ['o3']);
+    await sent.keepInherited(later, { taken: [], owed: 0, theirs: [] });
+    await sent.record(later, [controlled('o3')], { now });
+    expect((await sent.list(later, [], now)).map((pod) => pod.originals?.length ?? 0)).toEqual([
+      3, 0, 0,
+    ]);
+  });
+
   it('holds back a chunk once another directive claimed more than its batch gate counted', async () => {
     const now = Math.floor(Date.now() / 1000) * 1000;
     const data = job('12', 2, false);

@@ -82,4 +82,12 @@ export const ACCESS = inGroup('What a credential may do', [
     doc: 'runs a directive may start in an hour (429 too_many_runs above): a looping sender costs bounded restarts',
     chart: config,
   },
+  {
+    name: 'CLOUDEVENT_IDS_PER_DAY',
+    schema: integer(1, 10_000_000),
+    default: 10_000,
+    roles: SERVE,
+    doc: 'new CloudEvent ids each credential may have remembered in any 24 h (~300 bytes of Redis each; 429 rate_limited above, redeliveries still answered)',
+    chart: config,
+  },
 ]);

@@ -12,7 +12,7 @@ import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
 import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
 import { underLease } from './under-lease.js';
-import { budgetWait, countsOf, pausedWait } from './waits.js';
+import { budgetWait, clockAfter, countsOf, pausedWait } from './waits.js';
 
 /**
  * Requests sent together inside a batch; each chunk is recorded as in flight before it is sent.
@@ -42,9 +42,9 @@ async function settleInFlight(context: StepContext, bounced: Set<string>): Promi
   }
 }
 
-/** How a batch went: an eviction refused, or pods held back by a selector's budget (its index). */
+/** How a batch went: evictions refused (how many), or pods held back by a selector's budget. */
 interface BatchSent {
-  blocked: boolean;
+  refused: number;
   heldBy?: string;
 }
 
@@ -59,7 +59,7 @@ async function sendBatch(
   bounced: Set<string>,
 ): Promise<BatchSent> {
   const size = Math.max(CHUNK, Math.ceil(pods.length / MAX_CHUNKS));
-  let blocked = false;
+  let refused = 0;
   for (let start = 0; start < pods.length; start += size) {
     const whole = pods.slice(start, start + size);
     const inFlight = whole.map((pod) => pod.uid);
@@ -82,18 +82,17 @@ async function sendBatch(
     );
     context.effectSent();
     chunk.forEach((pod, index) => outcomes[index] === 'done' && bounced.add(pod.uid));
-    // A batch sent ends the wait before it: the next gate's clock starts afresh. Staged: the next
-    // write (the gate's wait, the next chunk) carries it; a crash before it leaves the chunk in
-    // flight, and a re-run reads those pods instead of sending anything again.
-    context.stage({ bounced: [...bounced], inFlight: [], waitStartedAt: undefined });
+    // Staged: the next write (the gate's wait, the next chunk) carries it; a crash before it
+    // leaves the chunk in flight, and a re-run reads those pods instead of sending anything again.
+    context.stage({ bounced: [...bounced], inFlight: [], ...clockAfter(outcomes) });
     const done = chunk.filter((pod, index) => outcomes[index] === 'done' && !taken.has(pod.uid));
     if (done.length > 0) {
       context.note(`${strategy.mode}: ${done.map((pod) => pod.name).join(', ')}`);
     }
-    blocked ||= outcomes.includes('blocked');
-    if (answer?.heldBy !== undefined) return { blocked, heldBy: answer.heldBy };
+    refused += outcomes.filter((outcome) => outcome === 'blocked').length;
+    if (answer?.heldBy !== undefined) return { refused, heldBy: answer.heldBy };
   }
-  return { blocked };
+  return { refused };
 }
 
 /**
@@ -160,7 +159,7 @@ async function afterBatch(
     await context.report({ kind: 'batchBounced', counts: countsOf(context, bounced) });
   }
   if (sent.heldBy !== undefined) return siblingWait(context, bounced, sent.heldBy);
-  return sent.blocked ? budgetWait(context, bounced) : undefined;
+  return sent.refused > 0 ? budgetWait(context, bounced, sent.refused) : undefined;
 }
 
 /** Of the chosen pods not reached yet, those another selector of the run has sent. */

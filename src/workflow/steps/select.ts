@@ -3,7 +3,7 @@ import { runMoment } from '../../queue/run-identity.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
 import { DONE, type StepContext, type StepOutcome } from '../context.js';
 import { SpecChangedError, directiveMoved } from '../directive-check.js';
-import { inheritedAtChoice } from '../others-down.js';
+import { inheritedAtChoice, originalsAtChoice } from '../others-down.js';
 import { claimOwners } from '../pod-claims.js';
 import { watchOwnersOf } from '../owners-down.js';
 import { chosenPod } from '../plan.js';
@@ -61,7 +61,8 @@ async function choose(context: StepContext): Promise<ChosenPod[]> {
   if (sent !== undefined) {
     // Other directives' claims too, on the listed pods' owners: theirs are down as well.
     const inherited = inheritedAtChoice(await sent.list(data, claimOwners(pods)), picked);
-    await sent.keepInherited(data, inherited);
+    const accepted = cutoff.getTime() - 1000;
+    await sent.keepInherited(data, inherited, originalsAtChoice(picked, inherited, accepted));
   }
   await context.save({ chosen, bounced: [], inFlight: [] });
   const skipped = pods.length - chosen.length;

@@ -1,5 +1,7 @@
+import type { SelectorProgress } from '../../queue/selector-job.js';
 import type { Counts } from '../../status/moments.js';
 import type { PendingWait, StepContext } from '../context.js';
+import type { PodBounce } from '../modes/mode.js';
 
 export function countsOf(context: StepContext, bounced: Set<string>): Counts {
   return { bounced: bounced.size, chosen: context.progress.chosen?.length ?? 0 };
@@ -16,14 +18,32 @@ export function pausedWait(context: StepContext, bounced: Set<string>): PendingW
   };
 }
 
-/** An eviction refused by a PodDisruptionBudget: woken by the pods' changes, then tried again. */
-export function budgetWait(context: StepContext, bounced: Set<string>): PendingWait {
+/**
+ * Evictions refused by a PodDisruptionBudget: woken by the pods' changes, then tried again. Its
+ * own clock starts at the first refusal; a try that moves no pod leaves it running, one that moves
+ * any starts it again (`sendBatch`), so a budget that never allows fails the run at the timeout.
+ */
+export function budgetWait(
+  context: StepContext,
+  bounced: Set<string>,
+  refused: number,
+): PendingWait {
   const namespace = context.data.selector.namespace;
   return {
-    what: `eviction allowed by a PodDisruptionBudget in ${namespace}`,
+    what: `a PodDisruptionBudget in ${namespace} to allow evicting ${refused} pod(s)`,
     status: 'a PodDisruptionBudget to allow eviction',
     counts: countsOf(context, bounced),
     timeoutSeconds: context.deps.settings.readinessTimeoutSeconds,
+    clock: 'budget',
     wake: { kind: 'podReady', namespace },
   };
+}
+
+/**
+ * A chunk sent ends the wait before it: the next gate's clock starts afresh. Not one a
+ * PodDisruptionBudget refused whole: nothing went, and the budget's wait runs on.
+ */
+export function clockAfter(outcomes: readonly PodBounce[]): Partial<SelectorProgress> {
+  const refusedWhole = outcomes.length > 0 && outcomes.every((outcome) => outcome === 'blocked');
+  return refusedWhole ? {} : { waitStartedAt: undefined };
 }
