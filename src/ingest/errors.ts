@@ -9,15 +9,19 @@ export class ForbiddenError extends Error {
   override readonly name = 'ForbiddenError';
 }
 
-/** The directive already started MAX_RUNS_PER_HOUR runs; another may start in a while. */
-export class TooManyRunsError extends Error {
-  override readonly name = 'TooManyRunsError';
+/** A refusal that lifts with time: the sender may try again after `retryAfterSeconds`. */
+export abstract class RetryLaterError extends Error {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
+}
+
+/** The directive already started MAX_RUNS_PER_HOUR runs; another may start in a while. */
+export class TooManyRunsError extends RetryLaterError {
+  override readonly name = 'TooManyRunsError';
 }
 
 /** An inline directive that another field manager owns: nothing was applied. */
@@ -31,12 +35,6 @@ export class CloudEventIdConflictError extends Error {
 }
 
 /** A credential's CloudEvents would make Redis remember more new ids than its daily budget. */
-export class CloudEventIdsBudgetError extends Error {
+export class CloudEventIdsBudgetError extends RetryLaterError {
   override readonly name = 'CloudEventIdsBudgetError';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
 }

@@ -5,7 +5,7 @@ import { NotFoundError, PermanentError, TransientError } from '../errors.js';
 import { BadEventError, InvalidDirectiveError, invalidDirectiveMessage } from '../events/errors.js';
 import {
   CloudEventIdConflictError,
-  CloudEventIdsBudgetError,
+  RetryLaterError,
   FieldManagerConflictError,
   ForbiddenError,
   TooManyRunsError,
@@ -68,13 +68,10 @@ function fastifyMessage(code: string, error: FastifyError, request: FastifyReque
 /** The answer an event's refusal by ingest gets, or undefined for any other error. */
 function ingestProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof ForbiddenError) return new HttpProblem(403, 'forbidden', error.message);
-  if (error instanceof TooManyRunsError) {
+  if (error instanceof RetryLaterError) {
     const headers = { 'retry-after': String(error.retryAfterSeconds) };
-    return new HttpProblem(429, 'too_many_runs', error.message, headers);
-  }
-  if (error instanceof CloudEventIdsBudgetError) {
-    const headers = { 'retry-after': String(error.retryAfterSeconds) };
-    return new HttpProblem(429, 'rate_limited', error.message, headers);
+    const code = error instanceof TooManyRunsError ? 'too_many_runs' : 'rate_limited';
+    return new HttpProblem(429, code, error.message, headers);
   }
   if (error instanceof FieldManagerConflictError) {
     return new HttpProblem(409, 'conflict', error.message);

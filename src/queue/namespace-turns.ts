@@ -80,9 +80,7 @@ export class NamespaceTurns {
     redis: Redis,
     private readonly prefix: string,
   ) {
-    this.redis = withLuaCommands<TurnCommands>(redis, {
-      podBouncerTakeTurns: { lua: TAKE },
-    });
+    this.redis = withLuaCommands<TurnCommands>(redis, { podBouncerTakeTurns: { lua: TAKE } });
   }
 
   /**

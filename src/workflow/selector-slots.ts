@@ -137,6 +137,14 @@ export interface Finished {
   wake: number[];
 }
 
+/** The slot scripts, by the command names `SlotCommands` calls them by. */
+const SLOT_SCRIPTS = {
+  podBouncerSelectorStart: { numberOfKeys: 6, lua: START },
+  podBouncerSelectorClaim: { numberOfKeys: 3, lua: CLAIM },
+  podBouncerSelectorFinish: { numberOfKeys: 6, lua: FINISH },
+  podBouncerSelectorStepAside: { numberOfKeys: 3, lua: STEP_ASIDE },
+};
+
 /** The run order of jobs with `order` data (maxConcurrentSelectors > 1). */
 export class SelectorSlots {
   private readonly redis: Redis & SlotCommands;
@@ -146,12 +154,7 @@ export class SelectorSlots {
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
-    this.redis = withLuaCommands<SlotCommands>(redis, {
-      podBouncerSelectorStart: { numberOfKeys: 6, lua: START },
-      podBouncerSelectorClaim: { numberOfKeys: 3, lua: CLAIM },
-      podBouncerSelectorFinish: { numberOfKeys: 6, lua: FINISH },
-      podBouncerSelectorStepAside: { numberOfKeys: 3, lua: STEP_ASIDE },
-    });
+    this.redis = withLuaCommands<SlotCommands>(redis, SLOT_SCRIPTS);
   }
 
   /** The run's keys of `parts`, in the order a script's KEYS take them. */
