@@ -6,6 +6,7 @@ import { ingest } from '../ingest/ingest.js';
 import { warnInvalidIssuedAt } from '../events/issuance.js';
 import type { WatchedCollection } from '../kube/namespace-slices.js';
 import { EVERY_NAMESPACE, type KubeWatches } from '../kube/watches.js';
+import { TooManyRunsError } from '../ingest/errors.js';
 import { InlineApplies } from '../queue/inline-applies.js';
 import { refused, verdictOf } from './refusal.js';
 
@@ -156,7 +157,17 @@ export class DirectiveController {
         });
       return;
     }
-    this.deps.log.info({ err: error, directive: key }, 'directive not started yet; trying again');
+    if (error instanceof TooManyRunsError) {
+      // Routine, and told in a TooManyRuns Event: one line, no stack.
+      const { generation } = directive.metadata;
+      const retryAfterSeconds = error.retryAfterSeconds;
+      this.deps.log.info(
+        { directive: key, generation, retryAfterSeconds },
+        'run not started: MAX_RUNS_PER_HOUR reached; trying again after retryAfterSeconds',
+      );
+    } else {
+      this.deps.log.info({ err: error, directive: key }, 'directive not started yet; trying again');
+    }
     this.later(key, verdict.afterMs);
   }
 

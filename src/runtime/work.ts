@@ -15,7 +15,7 @@ import { unlessNotFound } from '../kube/not-found.js';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../queue/names.js';
 import { queueErrorListener, reportOutages } from '../queue/redis-watch.js';
-import { latestRun } from '../queue/runs.js';
+import { latestRun, runBudgetWait } from '../queue/runs.js';
 import { Notifier, startNotifyWorker } from '../notify/notifier.js';
 import { StatusReporter } from '../status/reporter.js';
 import { StatusWriter } from '../status/writer.js';
@@ -115,6 +115,8 @@ export function startWork(config: Config, log: Logger, kube: KubeGateway): WorkR
       },
       gates: judgeOf(config.gates),
       latestRun: (uid) => latestRun(redis, config.queuePrefix, uid),
+      runBudgetWait: (directive) =>
+        runBudgetWait(redis, config.queuePrefix, directive, { perHour: config.maxRunsPerHour }),
       inlineApplyHeldFor: (ref) => new InlineApplies(redis, config.queuePrefix).heldFor(ref),
     },
     {

@@ -5,6 +5,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import type { DirectiveCache } from '../kube/informer-directives.js';
 import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
+import type { DirectiveName } from '../queue/names.js';
 import type { NamespaceTurns } from '../queue/namespace-turns.js';
 import type { Run } from '../queue/runs.js';
 import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js';
@@ -36,7 +37,10 @@ export interface WorkflowSettings {
   gateIntervalSeconds?: number;
   /** GATE_TIMEOUT_SECONDS: how long an alerts or query gate may stay closed. */
   gateTimeoutSeconds?: number;
-  /** WATCH_DIRECTIVES: an edit of a directive starts its run, which supersedes the one going. */
+  /**
+   * WATCH_DIRECTIVES: an edit of a directive starts its run, which supersedes the one going (at
+   * once while MAX_RUNS_PER_HOUR allows it: `runBudgetWait`).
+   */
   watchDirectives?: boolean;
 }
 
@@ -53,6 +57,8 @@ export interface WorkflowDeps {
   wakeups?: Wakeups;
   /** The directive's latest run (queue/runs.ts): a job of another run is superseded. */
   latestRun?: (uid: string) => Promise<Run | undefined>;
+  /** The ms until MAX_RUNS_PER_HOUR lets the directive start one more run; undefined: it may now. */
+  runBudgetWait?: (directive: DirectiveName) => Promise<number | undefined>;
   /** How long (ms) an inline apply in progress may still hold the directive; 0 when none is. */
   inlineApplyHeldFor?: (ref: ObjectRef) => Promise<number>;
   /** Runs aborted by an operator (a Redis key per run). */

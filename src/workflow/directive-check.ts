@@ -38,15 +38,35 @@ export function freshDirective(
   return readDirective(deps.kube, data);
 }
 
+/** A spec changed with no run to take it over: of which generation, and when its run starts. */
+export interface SpecChange {
+  generation: number;
+  /** Controller mode, the run budget spent: when MAX_RUNS_PER_HOUR lets its run start. */
+  startsAt?: Date;
+}
+
 /**
- * Whether a spec changed since the run began is a newer run's business: in controller mode the
- * edit itself starts a run (DESIGN §4), and a run accepted meanwhile supersedes this one. Else
- * (event mode, no event sent for the new spec) nobody will run it, and this run must say so.
+ * Whether a spec changed since the run began is a newer run's business. In controller mode the
+ * edit itself starts a run (DESIGN §4), at once while the run budget allows one: this run is
+ * superseded. With MAX_RUNS_PER_HOUR spent, the edit's run is refused until later (TooManyRuns),
+ * and this run, whose spec is no longer the directive's, must end and say so. In event mode a run
+ * accepted meanwhile supersedes this one; else nobody will run the new spec.
  */
-async function changeIsRun(deps: WorkflowDeps, data: SelectorJobData): Promise<boolean> {
-  if (deps.settings.watchDirectives === true) return true;
+async function changeVerdict(
+  deps: WorkflowDeps,
+  data: SelectorJobData,
+  generation: number,
+): Promise<'superseded' | SpecChange> {
+  if (deps.settings.watchDirectives === true) {
+    const waitMs = await deps.runBudgetWait?.(data.directive);
+    if (waitMs === undefined) return 'superseded';
+    // The edit's run may have been accepted (spending the budget) since this job last looked.
+    if (!(await isLatestRun(deps, data))) return 'superseded';
+    // Whole seconds, rounded up: the moment the controller tries it again, not before.
+    return { generation, startsAt: new Date(Math.ceil((Date.now() + waitMs) / 1000) * 1000) };
+  }
   await inlineApplySettled(deps, data);
-  return !(await isLatestRun(deps, data));
+  return (await isLatestRun(deps, data)) ? { generation } : 'superseded';
 }
 
 /** How long an edit's verdict waits at most for an inline apply in progress to claim its run. */
@@ -71,19 +91,26 @@ async function inlineApplySettled(deps: WorkflowDeps, data: SelectorJobData): Pr
  * (generation, runKey) is not the latest run's is superseded. The watch cache answers the common
  * case; a cache that says "deleted" or shows another generation may just be behind (a generation
  * accepted a moment ago), so that answer is confirmed with the API server before the job gives
- * up. A directive whose spec changed with no newer run to take it over is answered as it is now:
- * of a newer generation than the job's, which then fails the run (`SpecChangedError`).
+ * up. A directive whose spec changed with no newer run to take it over is answered as it is now,
+ * with the change (`Edited`), which then fails the run (`SpecChangedError`).
  */
 export async function currentDirective(
   deps: WorkflowDeps,
   data: SelectorJobData,
-): Promise<Directive | 'superseded' | 'directive-deleted'> {
+): Promise<Directive | 'superseded' | 'directive-deleted' | Edited> {
   if (!(await isLatestRun(deps, data))) return 'superseded';
   const cached = deps.directives && (await readDirective(deps.directives, data));
   if (typeof cached === 'object' && cached.metadata.generation === data.generation) return cached;
   const fresh = await freshDirective(deps, data);
   if (typeof fresh === 'string' || fresh.metadata.generation === data.generation) return fresh;
-  return (await changeIsRun(deps, data)) ? 'superseded' : fresh;
+  const verdict = await changeVerdict(deps, data, fresh.metadata.generation);
+  return verdict === 'superseded' ? verdict : { edited: fresh, change: verdict };
+}
+
+/** The directive of a newer generation than the job's, whose spec no run takes over yet. */
+export interface Edited {
+  edited: Directive;
+  change: SpecChange;
 }
 
 /** The directive as the API server has it, when it is still the job's (same uid). */
@@ -98,21 +125,21 @@ async function apiCopy(
 /**
  * How the job's directive moved since the run began, asked before every batch (DESIGN §4: a
  * directive deleted mid-run ends its chain quietly; a newer run supersedes the older one): deleted
- * (or re-created under its name), superseded, the newer generation of a spec changed with no run
- * to take it over, or undefined when it is still the run's. The watch cache answers while it holds
- * the uid, at no cost (a cache behind shows the run's generation: one batch more at most, as for a
- * deletion); a cache that does not may just be behind, so the API server confirms.
+ * (or re-created under its name), superseded, a spec changed with no run to take it over yet, or
+ * undefined when it is still the run's. The watch cache answers while it holds the uid, at no cost
+ * (a cache behind shows the run's generation: one batch more at most, as for a deletion); a cache
+ * that does not may just be behind, so the API server confirms.
  */
 export async function directiveMoved(
   deps: WorkflowDeps,
   data: SelectorJobData,
-): Promise<'directive-deleted' | 'superseded' | number | undefined> {
+): Promise<'directive-deleted' | 'superseded' | SpecChange | undefined> {
   const cached = deps.directives?.peek(data.directive);
   const seen = cached?.metadata.uid === data.directive.uid ? cached : await apiCopy(deps, data);
   if (seen === undefined) return 'directive-deleted';
   const { generation } = seen.metadata;
   if (generation === data.generation) return undefined;
-  return (await changeIsRun(deps, data)) ? 'superseded' : generation;
+  return changeVerdict(deps, data, generation);
 }
 
 /**
@@ -138,14 +165,17 @@ export async function endedMidRun(
 
 /**
  * The directive's spec changed during the run and no newer run takes it over (event mode, no
- * event sent for it): this run's spec is no longer what the directive says, so it bounces nothing
- * more and ends FAILED, telling how to run the new spec. Terminal: a retry meets the same spec.
+ * event sent for it; controller mode, its run held back by MAX_RUNS_PER_HOUR): this run's spec is
+ * no longer what the directive says, so it bounces nothing more and ends FAILED, telling how (or
+ * when) the new spec runs. Terminal: a retry meets the same spec.
  */
 export class SpecChangedError extends PermanentError {
-  constructor(generation: number) {
-    super(
-      `the directive's spec changed (generation ${generation}) during the run; send an event to start a run of it`,
-    );
+  constructor({ generation, startsAt }: SpecChange) {
+    const next =
+      startsAt === undefined
+        ? 'send an event to start a run of it'
+        : `its run waits for MAX_RUNS_PER_HOUR and starts at ${startsAt.toISOString().replace('.000Z', 'Z')}`;
+    super(`the directive's spec changed (generation ${generation}) during the run; ${next}`);
   }
 }
 

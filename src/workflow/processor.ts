@@ -12,6 +12,8 @@ import {
   SpecChangedError,
   assertJobNamespacesAllowed,
   currentDirective,
+  type Edited,
+  type SpecChange,
 } from './directive-check.js';
 import { onFailure } from './failure.js';
 import { stoppedAtStart } from './halt.js';
@@ -46,6 +48,13 @@ export function statusTargetOf(data: SelectorJobData): Target {
   };
 }
 
+/** The directive a job begins with, and the spec change that ends its run instead, if any. */
+function begun(found: Directive | Edited): { directive: Directive; change?: SpecChange } {
+  return 'edited' in found
+    ? { directive: found.edited, change: found.change }
+    : { directive: found };
+}
+
 /**
  * Runs one selector job as a step machine (steps/index.ts declares the order). Each step's
  * progress is in the job's data, so a re-run (after a crash, a retry or a delayed re-check)
@@ -65,17 +74,17 @@ export function createSelectorProcessor(deps: WorkflowDeps) {
     // The abort mark and the latest run are read in the same round trip.
     const aborted = deps.aborts === undefined ? undefined : stoppedAtStart(deps, data);
     aborted?.catch(() => undefined);
-    const directive = await currentDirective(deps, data);
-    if (typeof directive === 'string') {
-      log.info({ reason: directive }, 'selector job ends without bouncing');
-      await job.log(`ended without bouncing: ${directive}`);
-      return { outcome: directive };
+    const found = await currentDirective(deps, data);
+    if (typeof found === 'string') {
+      log.info({ reason: found }, 'selector job ends without bouncing');
+      await job.log(`ended without bouncing: ${found}`);
+      return { outcome: found };
     }
+    const { directive, change } = begun(found);
     const context = makeContext(job, deps, log, { directive, aborted, token });
     try {
       // Its spec changed and no newer run takes it over: this run bounces nothing more.
-      const { generation } = directive.metadata;
-      if (generation !== data.generation) throw new SpecChangedError(generation);
+      if (change !== undefined) throw new SpecChangedError(change);
       assertJobNamespacesAllowed(deps, data, directive);
       // Before select, BOUNCING_PODS rides on the chosen pods' write (or the first wait's).
       if (isPastSelect(context.progress.step)) await context.report({ kind: 'started' });

@@ -96,7 +96,7 @@ export async function select(context: StepContext): Promise<StepOutcome> {
     await context.save({ chosen: [] });
     const moved =
       written === 'stale' ? await directiveMoved(context.deps, context.data) : undefined;
-    if (typeof moved === 'number') throw new SpecChangedError(moved);
+    if (typeof moved === 'object') throw new SpecChangedError(moved);
     context.note(`directive ${written === 'gone' ? 'deleted' : 'superseded'}; nothing bounced`);
     return { end: written === 'gone' ? 'directive-deleted' : 'superseded' };
   }
