@@ -29,12 +29,20 @@ export function claimOwners(pods: readonly { owner?: { kind: string; name: strin
   return [...new Set(owners)];
 }
 
-/** The claims `READ_SENT` answered, three entries each: uid, second, `r` for a replacement's. */
+/**
+ * The claims `READ_SENT` answered, three entries each: uid, second, `r` for a replacement's; the
+ * pods other directives' runs knew for originals (`p`, no claim) ride on the first claim, where
+ * `inheritedAtChoice` reads them.
+ */
 export function claimsOf(answer: readonly string[]): SentPod[] {
   const claimed: SentPod[] = [];
+  const originals: string[] = [];
   for (let at = 0; at + 2 < answer.length; at += 3) {
     const [uid = '', since = '', mark] = answer.slice(at, at + 3);
-    claimed.push({ uid, since: Number(since), ...(mark === 'r' ? { replacement: true } : {}) });
+    if (mark === 'p') originals.push(uid);
+    else
+      claimed.push({ uid, since: Number(since), ...(mark === 'r' ? { replacement: true } : {}) });
   }
-  return claimed;
+  const [head, ...rest] = claimed;
+  return head === undefined || originals.length === 0 ? claimed : [{ ...head, originals }, ...rest];
 }

@@ -12,7 +12,9 @@
  *    (`r`): it holds the slot of a pod sent before it, and a later run must not count that slot
  *    twice. The first entry a job records takes along its originals, kept beside its field when it
  *    chose (`originalsAtChoice`: pods created in that second that a later run cannot tell from
- *    this chunk's replacements by their creationTimestamp), as `p`; they are dropped there.
+ *    this chunk's replacements by their creationTimestamp), as `p`, and in the namespace's record
+ *    for other directives (a re-created one too), `p:<uid>` → `<directive uid> <second>` (no
+ *    claim: no `/`); they are dropped there.
  * 3. Beside them, the run's owners: each pod's controller owner keeps the earliest second one of
  *    its pods was sent a bounce in by this run.
  * 4. Every pod this selector is to send (bare ones too) is claimed in its namespace's record of
@@ -183,6 +185,8 @@ for _, pod in ipairs(controlled) do
     entry.p = cjson.decode(originals)
     originals = false
     redis.call('HDEL', KEYS[1], ARGV[12])
+    for _, uid in ipairs(entry.p) do redis.call('HSET', KEYS[4], 'p:' .. uid, ARGV[10] .. ' ' .. ARGV[6]) end
+    redis.call('PEXPIRE', KEYS[4], ARGV[3])
   end
   table.insert(kept, entry)
   local first = redis.call('HGET', KEYS[2], pod.o)
@@ -219,7 +223,7 @@ return 1
  * step: a field of the hash of sent pods (the selector's entries, or what a job inherited), and
  * the claims of the namespace's record that another directive made within the age limit on pods
  * of the owners given, by their tags (answered by three: uid, second, `r` for a replacement's
- * slot or '').
+ * slot or ''); then the originals other directives' runs marked within it (uid, second, `p`).
  * Claims without an owner (bare pods, never replaced) are not answered.
  *
  * KEYS: the hash of sent pods, the namespace's claims. ARGV: the field, the directive's uid, the
@@ -235,5 +239,12 @@ foreignClaims(KEYS[2], ARGV[2], owners, ARGV[3], function(uid, at, mark)
   table.insert(found, at)
   table.insert(found, mark == '/r' and 'r' or '')
 end)
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  local uid, by, at = string.match(all[i] .. ' ' .. all[i + 1], '^p:(%S+) (%S+) (%d+)$')
+  if uid and by ~= ARGV[2] and tonumber(at) >= tonumber(ARGV[3]) then
+    for _, part in ipairs({ uid, at, 'p' }) do table.insert(found, part) end
+  end
+end
 return found
 `;

@@ -172,7 +172,8 @@ export class SentPods {
 
   /**
    * The selector's pods sent a bounce within the age limit, once each, by any run; then those of
-   * `owners` (`claimOwners`) another directive's run claimed within it, read in the same step.
+   * `owners` (`claimOwners`) another directive's run claimed within it, read in the same step,
+   * with the originals such runs recorded (a directive deleted and re-created is another one).
    */
   async list(
     data: SelectorJobData,
