@@ -190,14 +190,16 @@ export function scaleCandidates(
 /**
  * A scale-down mid-run: an owner never replaces the bounced pods it no longer wants, so the batch
  * gate's replacement count stays short for good. When every owner of the bounced chosen pods
- * misses nothing now, those pods are owed no replacement: answers how many they are (each counts
- * as replaced); else 0. Never for a bare pod, nor while an owner misses pods (it may still be
- * making replacements). One owner read per owner (a ReplicaSet's from its watch once synced).
- * `ready`: the replacements counted, for the note.
+ * misses nothing now, those of its pods that no counted replacement (`replaced`) of the same
+ * owners stands for are owed none: answers how many they are; else 0. Only the selector's own
+ * bounced pods are released, and none twice: the count may be short for a sibling's pods too,
+ * whose owners' scale says nothing of them. Never for a bare pod, nor while an owner misses pods
+ * (it may still be making replacements). One owner read per owner (a ReplicaSet's from its watch
+ * once synced).
  */
 export async function unwantedBounced(
   context: StepContext,
-  seen: { pods: readonly PodInfo[]; bounced: ReadonlySet<string>; ready: number },
+  seen: { pods: readonly PodInfo[]; bounced: ReadonlySet<string>; replaced: readonly PodInfo[] },
 ): Promise<number> {
   const candidates = scaleCandidates(context.progress.chosen ?? [], seen.bounced, seen.pods);
   if (candidates === undefined) return 0;
@@ -205,8 +207,9 @@ export async function unwantedBounced(
   for (const [key, owner] of owners) {
     if (!missesNothing(await wanted(context, owner), healthy.get(key) ?? 0)) return 0;
   }
+  const covered = seen.replaced.filter((pod) => pod.owner && owners.has(keyOf(pod.owner))).length;
+  const unreplaced = Math.max(0, count - covered);
   // Told once per count, not at every re-check while a soak or a gate holds the batch.
-  const unreplaced = Math.max(0, count - seen.ready);
   if (unreplaced > 0 && unreplaced !== context.progress.noLongerWanted) {
     const keys = [...owners.keys()].join(', ');
     context.note(
@@ -214,7 +217,7 @@ export async function unwantedBounced(
     );
     context.stage({ noLongerWanted: unreplaced });
   }
-  return count;
+  return unreplaced;
 }
 
 /**

@@ -119,9 +119,10 @@ async function batchGate(
   const others = inheritedDown(inherited, bounced, pods);
   const slack = limit - others.unready - siblings;
   const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
-  const ready = replacements.replacementsAmong(context, pods, inherited).length;
+  const replaced = replacements.replacementsAmong(context, pods, inherited);
+  const ready = replaced.length;
   // Bounced pods their owners no longer want (scaled down mid-run) count as replaced.
-  const unwanted = ready < wanted ? await unwantedBounced(context, { pods, bounced, ready }) : 0;
+  const unwanted = ready < wanted ? await unwantedBounced(context, { pods, bounced, replaced }) : 0;
   const { namespace, labels } = context.data.selector;
   if (wanted === 0 || ready + unwanted >= wanted) {
     // New Ready pods may be a scale-up's or a drain's: the owners' scale tells what is still down.
