@@ -15,13 +15,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPodReady, isTerminating } from '../../src/sim/pod-factory.js';
 import { LogCapture } from '../support/log-capture.js';
-import {
-  directive,
-  eventually,
-  startHarness,
-  waitForState,
-  type Harness,
-} from '../support/harness.js';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { settled } from '../support/workloads.js';
 
 const REPLICAS = 12;
 const SCALED = 5;
@@ -42,14 +37,6 @@ describe('an owner scaled down mid-run', () => {
   });
   afterAll(async () => h.close());
 
-  /** The owner's pods: all Ready, none terminating, as many as it wants. */
-  const settled = (namespace: string, count: number) =>
-    eventually(`${count} pods Ready in ${namespace}`, () => {
-      const pods = h.sim.listPods(namespace, { app: 'web' });
-      const ready = pods.filter((pod) => isPodReady(pod) && !isTerminating(pod));
-      return pods.length === count && ready.length === count ? true : undefined;
-    });
-
   /**
    * Runs the directive on `kind` web (12 pods); the moment the first chosen pod is terminating,
    * scales it to 5 through the API. Returns the most pods found down at an eviction, and the
@@ -65,7 +52,7 @@ describe('an owner scaled down mid-run', () => {
       readinessDelayMs: 800,
       terminationGraceMs: 300,
     });
-    await settled(namespace, REPLICAS);
+    await settled(h, namespace, REPLICAS);
     const chosen = new Set(h.sim.listPods(namespace, { app: 'web' }).map((p) => p.metadata.uid));
     h.sim.applyDirective(
       directive(namespace, 'certs', [
@@ -108,7 +95,7 @@ describe('an owner scaled down mid-run', () => {
     await waitForState(h, namespace, 'certs', 'FINISHED', 60_000);
     request.abort();
     await scaled;
-    await settled(namespace, SCALED);
+    await settled(h, namespace, SCALED);
     // Every pod it chose was replaced, or is no longer wanted by its owner: none of them is left.
     const left = h.sim
       .listPods(namespace, { app: 'web' })

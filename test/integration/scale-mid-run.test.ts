@@ -14,13 +14,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPodReady, isTerminating } from '../../src/sim/pod-factory.js';
-import {
-  directive,
-  eventually,
-  startHarness,
-  waitForState,
-  type Harness,
-} from '../support/harness.js';
+import { directive, startHarness, waitForState, type Harness } from '../support/harness.js';
+import { settled } from '../support/workloads.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const REPLICAS = 8;
@@ -34,14 +29,6 @@ describe('new pods of a scale-up or a drain are no replacements', () => {
     kc.loadFromString(h.sim.kubeconfigYaml());
   });
   afterAll(async () => h.close());
-
-  /** The Deployment's pods: all Ready, none terminating, as many as it wants. */
-  const settled = (namespace: string, count: number) =>
-    eventually(`${count} pods Ready in ${namespace}`, () => {
-      const pods = h.sim.listPods(namespace, { app: 'web' });
-      const ready = pods.filter((pod) => isPodReady(pod) && !isTerminating(pod));
-      return pods.length === count && ready.length === count ? true : undefined;
-    });
 
   /**
    * Runs the directive; the moment the first chosen pod is terminating, `disrupt` acts as another
@@ -62,7 +49,7 @@ describe('new pods of a scale-up or a drain are no replacements', () => {
       readinessDelayMs: 800,
       terminationGraceMs: 300,
     });
-    await settled(namespace, REPLICAS);
+    await settled(h, namespace, REPLICAS);
     const chosen = new Set(h.sim.listPods(namespace, { app: 'web' }).map((p) => p.metadata.uid));
     h.sim.applyDirective(
       directive(namespace, 'certs', [

@@ -1,4 +1,5 @@
-import { directive, type Harness } from './harness.js';
+import { isPodReady, isTerminating } from '../../src/sim/pod-factory.js';
+import { directive, eventually, type Harness } from './harness.js';
 
 type Shape = { replicas: number; readinessDelayMs?: number | null; terminationGraceMs?: number };
 
@@ -44,4 +45,13 @@ export function concurrentDirective(
   const manifest = directive(namespace, name, selectors);
   (manifest.spec as Record<string, unknown>).maxConcurrentSelectors = limit;
   return manifest;
+}
+
+/** Once `namespace` has exactly `count` pods of app=web, all Ready and none terminating. */
+export function settled(h: Harness, namespace: string, count: number): Promise<true> {
+  return eventually(`${count} pods Ready in ${namespace}`, () => {
+    const pods = h.sim.listPods(namespace, { app: 'web' });
+    const ready = pods.filter((pod) => isPodReady(pod) && !isTerminating(pod));
+    return pods.length === count && ready.length === count ? (true as const) : undefined;
+  });
 }
