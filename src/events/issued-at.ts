@@ -1,4 +1,5 @@
 import { ISSUED_AT_ANNOTATION, type Directive } from '../directive/types.js';
+import { describesRun, isLaterRun, runKeyOf, toldRunKey } from '../queue/run-identity.js';
 import { BadEventError, InvalidDirectiveError } from './errors.js';
 import { parseTime } from './fields.js';
 
@@ -42,11 +43,14 @@ export function annotatedIssuance(
  * starts nothing: installing pod-bouncer never bounces a mesh by itself.
  */
 export function describedByStatus(directive: Directive, now = Date.now()): boolean {
-  const status = directive.status;
-  if (status?.observedGeneration !== directive.metadata.generation) return false;
+  const { status } = directive;
+  const { generation } = directive.metadata;
+  if (status === undefined || !describesRun(status, { generation })) return false;
   const annotated = annotatedIssuance(directive, now);
   if (annotated.kind !== 'issued') return true;
-  const described = typeof status.issuedAt === 'string' ? Date.parse(status.issuedAt) : NaN;
-  const asked = (annotated.sentIssuedAt ?? annotated.issuedAt).getTime();
-  return Number.isFinite(described) && asked <= described;
+  // A status that tells no issuance it can be ordered by is older than the annotation's run.
+  const told = toldRunKey(status);
+  if (told === undefined) return false;
+  const asked = runKeyOf(annotated.sentIssuedAt ?? annotated.issuedAt);
+  return !isLaterRun({ generation, runKey: asked }, { generation, runKey: told });
 }

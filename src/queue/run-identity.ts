@@ -1,4 +1,4 @@
-import type { DirectiveStatus } from '../directive/types.js';
+import type { DirectiveMetadata, DirectiveStatus } from '../directive/types.js';
 
 // What a run is (DESIGN §2 *Runs*, ADR 0003): one pass over a directive's selectors for one
 // (uid, generation, issuedAt). This module is the one place that says how a run is named, how two
@@ -70,6 +70,25 @@ export function isSameRun(
 }
 
 /**
+ * Whether a directive as read is the one `run` is of: one deleted and re-created under its name
+ * has another uid.
+ */
+export function isRunsDirective(
+  directive: { metadata: Pick<DirectiveMetadata, 'uid'> },
+  run: Pick<RunId, 'uid'>,
+): boolean {
+  return directive.metadata.uid === run.uid;
+}
+
+/** Whether a directive as read still holds `run`'s spec: the run's directive, at its generation. */
+export function holdsRunsSpec(
+  directive: { metadata: Pick<DirectiveMetadata, 'uid' | 'generation'> },
+  run: Pick<RunId, 'uid' | 'generation'>,
+): boolean {
+  return isRunsDirective(directive, run) && directive.metadata.generation === run.generation;
+}
+
+/**
  * The order of runs in Lua, for the run scripts and the bounce lease: `later` is `isLaterRun` and
  * `sameRun` is `isSameRun` for the runs (g1, k1) and (g2, k2); generations are numbers (or their
  * decimal strings), runKeys decimal strings (Lua numbers are doubles: epoch ms is exact).
@@ -103,6 +122,16 @@ export function runMoment(run: { issuedAt?: string | undefined; acceptedAt: stri
 export function describesRun(status: DirectiveStatus | undefined, run: StatusRun): boolean {
   if (status === undefined || status.observedGeneration !== run.generation) return false;
   return run.issuedAt === undefined || (status.issuedAt ?? undefined) === run.issuedAt;
+}
+
+/**
+ * The runKey of the issuance a status tells, or undefined when it tells none it can be ordered by:
+ * `issuedAt` absent, or no instant (unreadable). Such a status comes before every issued run.
+ */
+export function toldRunKey(status: Pick<DirectiveStatus, 'issuedAt'>): string | undefined {
+  if (typeof status.issuedAt !== 'string') return undefined;
+  const runKey = runKeyOf(status.issuedAt);
+  return Number.isFinite(Number(runKey)) ? runKey : undefined;
 }
 
 /** Whether two statuses tell the same run: the same generation and the same issuance (or none). */

@@ -7,8 +7,9 @@ import type { ClusterView } from '../kube/watch-view.js';
 import type { Logger } from '../logger.js';
 import type { DirectiveName } from '../queue/names.js';
 import type { NamespaceTurns } from '../queue/namespace-turns.js';
+import { isRunsDirective } from '../queue/run-identity.js';
 import type { Run } from '../queue/runs.js';
-import type { SelectorJobData, SelectorProgress } from '../queue/selector-job.js';
+import { runOfJob, type SelectorJobData, type SelectorProgress } from '../queue/selector-job.js';
 import type { Counts, Moment } from '../status/moments.js';
 import type { StatusReporter } from '../status/reporter.js';
 import type { GateJudge } from '../gates/judge.js';
@@ -162,7 +163,7 @@ export type SelectorResult =
 export function pausedNow(context: StepContext): boolean {
   const cached = context.deps.directives?.peek(context.data.directive);
   const directive =
-    cached !== undefined && cached.metadata.uid === context.data.directive.uid
+    cached !== undefined && isRunsDirective(cached, runOfJob(context.data))
       ? cached
       : context.directive;
   return isPaused(directive);

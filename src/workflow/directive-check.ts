@@ -2,8 +2,9 @@ import type { Job } from 'bullmq';
 import { disallowedNamespaces, namespacesOf, outsideAllowedMessage } from '../directive/bounds.js';
 import { NotFoundError, PermanentError } from '../errors.js';
 import type { Directive } from '../directive/types.js';
+import { holdsRunsSpec, isRunsDirective } from '../queue/run-identity.js';
 import { isLatest } from '../queue/runs.js';
-import type { SelectorJobData } from '../queue/selector-job.js';
+import { runOfJob, type SelectorJobData } from '../queue/selector-job.js';
 import type { SelectorResult, WorkflowDeps } from './context.js';
 
 /**
@@ -16,7 +17,7 @@ async function readDirective(
 ): Promise<Directive | 'superseded' | 'directive-deleted'> {
   try {
     const directive = await source.getDirective(data.directive);
-    return directive.metadata.uid === data.directive.uid ? directive : 'superseded';
+    return isRunsDirective(directive, runOfJob(data)) ? directive : 'superseded';
   } catch (error) {
     if (error instanceof NotFoundError) return 'directive-deleted';
     throw error;
@@ -99,10 +100,11 @@ export async function currentDirective(
   data: SelectorJobData,
 ): Promise<Directive | 'superseded' | 'directive-deleted' | Edited> {
   if (!(await isLatestRun(deps, data))) return 'superseded';
+  const run = runOfJob(data);
   const cached = deps.directives && (await readDirective(deps.directives, data));
-  if (typeof cached === 'object' && cached.metadata.generation === data.generation) return cached;
+  if (typeof cached === 'object' && holdsRunsSpec(cached, run)) return cached;
   const fresh = await freshDirective(deps, data);
-  if (typeof fresh === 'string' || fresh.metadata.generation === data.generation) return fresh;
+  if (typeof fresh === 'string' || holdsRunsSpec(fresh, run)) return fresh;
   const verdict = await changeVerdict(deps, data, fresh.metadata.generation);
   return verdict === 'superseded' ? verdict : { edited: fresh, change: verdict };
 }
@@ -134,12 +136,13 @@ export async function directiveMoved(
   deps: WorkflowDeps,
   data: SelectorJobData,
 ): Promise<'directive-deleted' | 'superseded' | SpecChange | undefined> {
+  const run = runOfJob(data);
   const cached = deps.directives?.peek(data.directive);
-  const seen = cached?.metadata.uid === data.directive.uid ? cached : await apiCopy(deps, data);
+  const seen =
+    cached !== undefined && isRunsDirective(cached, run) ? cached : await apiCopy(deps, data);
   if (seen === undefined) return 'directive-deleted';
-  const { generation } = seen.metadata;
-  if (generation === data.generation) return undefined;
-  return changeVerdict(deps, data, generation);
+  if (holdsRunsSpec(seen, run)) return undefined;
+  return changeVerdict(deps, data, seen.metadata.generation);
 }
 
 /**

@@ -8,11 +8,13 @@ import {
   LUA_RUN_ORDER,
   compareRuns,
   describesRun,
+  holdsRunsSpec,
   isLaterRun,
   isSameRun,
   runKeyOf,
   runMoment,
   tellSameRun,
+  toldRunKey,
 } from '../../src/queue/run-identity.js';
 import { REDIS_URL } from '../support/redis.js';
 
@@ -89,5 +91,19 @@ describe('run identity', () => {
     );
     expect(runMoment({ acceptedAt: 'a' })).toBe('a');
     expect(runMoment({ issuedAt: 'i', acceptedAt: 'a' })).toBe('i');
+  });
+
+  it('orders a status only by an issuance it tells as a real instant', () => {
+    expect(toldRunKey({ issuedAt: '2026-12-01T00:00:00Z' })).toBe('1796083200000');
+    for (const issuedAt of [undefined, null, '', 'tomorrow']) {
+      expect(toldRunKey({ issuedAt })).toBeUndefined();
+    }
+  });
+
+  it("says when a directive as read still holds a run's spec", () => {
+    const directive = { metadata: { uid: 'u1', generation: 3 } };
+    expect(holdsRunsSpec(directive, { uid: 'u1', generation: 3 })).toBe(true);
+    expect(holdsRunsSpec(directive, { uid: 'u1', generation: 2 })).toBe(false);
+    expect(holdsRunsSpec(directive, { uid: 'u2', generation: 3 })).toBe(false);
   });
 });
