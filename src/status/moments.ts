@@ -1,5 +1,6 @@
 import type { DirectiveStatus } from '../directive/types.js';
 import type { DirectiveEvent } from '../kube/gateway.js';
+import { describesRun } from '../queue/run-identity.js';
 import { readyOf } from './changes.js';
 import { closedGateText } from './gate-change.js';
 import { transition, type DesiredStatus, type Said, type Transition } from './projection.js';
@@ -81,7 +82,7 @@ function said(run: RunRef, moment: Moment): Said {
   const start = startEvent(run);
   // A first report of the run (or of its retry) also tells that it started.
   const ifStart = (before: DirectiveStatus): DirectiveEvent | undefined =>
-    notYetBouncing(before, before.observedGeneration !== run.generation) ? start : undefined;
+    notYetBouncing(before, !describesRun(before, run)) ? start : undefined;
   switch (moment.kind) {
     case 'started':
       return {
@@ -210,7 +211,7 @@ function gated(run: RunRef, moment: Extract<Moment, { kind: 'gated' }>): Said {
     message: `${selectorLabel(run)}: ${closed}`,
   };
   const eventFor = (before: DirectiveStatus): DirectiveEvent | undefined =>
-    readyOf(before)?.reason === 'Gated' && before.observedGeneration === run.generation
+    readyOf(before)?.reason === 'Gated' && describesRun(before, run)
       ? undefined
       : event;
   return { desired: bouncing(run, 'Gated', message), eventFor };

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, TransientError } from '../errors.js';
-import { isLaterRun, runKeyOf } from '../queue/run-identity.js';
+import { isLaterRun, toldRunKey } from '../queue/run-identity.js';
 import type { Directive, DirectiveStatus, ObjectRef } from '../directive/types.js';
 import type { DirectiveEvent, KubeGateway } from '../kube/gateway.js';
 import type { Logger } from '../logger.js';
@@ -52,9 +52,10 @@ function conflictPause(attempt: number): Promise<void> {
  */
 function tellsLaterRun(status: DirectiveStatus | undefined, target: WriteTarget): boolean {
   if (target.runKey === undefined || status?.observedGeneration !== target.generation) return false;
-  if (typeof status.issuedAt !== 'string') return false;
-  const told = { generation: status.observedGeneration, runKey: runKeyOf(status.issuedAt) };
-  return isLaterRun(told, { generation: target.generation, runKey: target.runKey });
+  const runKey = toldRunKey(status);
+  if (runKey === undefined) return false;
+  const caller = { generation: target.generation, runKey: target.runKey };
+  return isLaterRun({ generation: status.observedGeneration, runKey }, caller);
 }
 
 /**
