@@ -145,12 +145,12 @@ export class SentPods {
     return raw === null ? undefined : (JSON.parse(raw) as SiblingChoice);
   }
 
-  /** Of `uids`, how many another selector of this run has recorded as sent. */
-  async sentBySiblings(data: SelectorJobData, uids: readonly string[]): Promise<number> {
-    if (data.order === undefined || uids.length === 0) return 0;
+  /** Of `uids`, those another selector of this run has recorded as sent. */
+  async sentBySiblings(data: SelectorJobData, uids: readonly string[]): Promise<string[]> {
+    if (data.order === undefined || uids.length === 0) return [];
     const holders = await this.redis.hmget(this.runSentKey(data), ...uids);
     const mine = String(data.selectorIndex);
-    return holders.filter((holder) => holder !== null && holder !== mine).length;
+    return uids.filter((_, at) => holders[at] != null && holders[at] !== mine);
   }
 
   private runSentKey(data: SelectorJobData): string {

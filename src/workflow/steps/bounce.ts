@@ -10,7 +10,7 @@ import { ownersWait, recordOwnersShort, unwantedBounced } from '../owners-down.j
 import * as replacements from './replacements.js';
 import { gateWait, soakWait } from './gates.js';
 import { slotWait, stepAside } from './order.js';
-import { chunkCredits, registerChoice, sharesPods, siblingWait } from './sibling-budget.js';
+import { chunkCredits, registerChoice, siblingWait, siblingsSent } from './sibling-budget.js';
 import { underLease } from './under-lease.js';
 import { budgetWait, clockAfter, countsOf, pausedWait } from './waits.js';
 
@@ -112,14 +112,19 @@ async function batchGate(
   const chosen = context.progress.chosen ?? [];
   const inherited = await replacements.inheritedNow(context, bounced);
   const unreached = chosen.filter((pod) => pod.owner !== undefined && !bounced.has(pod.uid));
-  const siblings = bounced.size === chosen.length ? 0 : await siblingsSent(context, unreached);
+  const sent =
+    bounced.size === chosen.length ? { count: 0 } : await siblingsSent(context, unreached);
+  const siblings = sent.count;
   const own = replacementsWanted(chosen, bounced, limit - siblings, nextBatch);
   if (own === 0 && inherited.taken.length === 0) return 0;
   const pods = await replacements.selectorPods(context);
   const others = inheritedDown(inherited, bounced, pods);
   const slack = limit - others.unready - siblings;
   const wanted = replacementsWanted(chosen, bounced, slack, nextBatch) + others.owed;
-  const replaced = replacements.replacementsAmong(context, pods, inherited);
+  // The siblings' pods counted down are offset by their replacements: made since the run's first
+  // bounce to a pod of their owners, perhaps before this selector's own.
+  const since = replacements.earliest(inherited.since, sent.since);
+  const replaced = replacements.replacementsAmong(context, pods, { ...inherited, since });
   const ready = replaced.length;
   // Bounced pods their owners no longer want (scaled down mid-run) count as replaced.
   const unwanted = ready < wanted ? await unwantedBounced(context, { pods, bounced, replaced }) : 0;
@@ -140,7 +145,7 @@ async function batchGate(
       labels,
       wanted,
       exclude: [...chosen.map((pod) => pod.uid), ...inherited.taken],
-      since: replacements.replacementsSince(context, inherited.since),
+      since: replacements.replacementsSince(context, since),
     },
   };
 }
@@ -161,16 +166,6 @@ async function afterBatch(
   }
   if (sent.heldBy !== undefined) return siblingWait(context, bounced, sent.heldBy);
   return sent.refused > 0 ? budgetWait(context, bounced, sent.refused) : undefined;
-}
-
-/** Of the chosen pods not reached yet, those another selector of the run has sent. */
-async function siblingsSent(
-  context: StepContext,
-  unreached: readonly ChosenPod[],
-): Promise<number> {
-  if (!sharesPods(context)) return 0;
-  const uids = unreached.map((pod) => pod.uid);
-  return (await context.deps.sent?.sentBySiblings(context.data, uids)) ?? 0;
 }
 
 /**

@@ -28,16 +28,20 @@ export function readyNotChosen(context: StepContext, pods: readonly PodInfo[]): 
 
 /**
  * The oldest a replacement of the selector's bounced pods may be: the second of its first bounce
- * (`firstSentAt`), or of the first bounce by another run it counts as down (`inherited`: that
- * run's replacements are waited for too), whichever is earlier. None before anything was sent.
+ * (`firstSentAt`), or of the first bounce by another run, or another selector of the run, it
+ * counts as down (`inherited`: their replacements are waited for too), whichever is earlier. None
+ * before anything was sent.
  */
 export function replacementsSince(
   context: StepContext,
   inherited: number | undefined,
 ): number | undefined {
-  const own = context.progress.firstSentAt;
-  if (own === undefined || inherited === undefined) return own ?? inherited;
-  return Math.min(own, inherited);
+  return earliest(context.progress.firstSentAt, inherited);
+}
+
+/** The earlier of two seconds, either of which may be absent. */
+export function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined ? (a ?? b) : Math.min(a, b);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ChosenPod } from '../../queue/selector-job.js';
 import type { PendingWait, StepContext } from '../context.js';
 import type { BounceMode } from '../../directive/types.js';
+import { ownerKey, type FirstBounces } from '../others-down.js';
 import { choiceOf, creditOf, overlapsAnother, type SiblingChoice } from '../sibling-down.js';
 import { countsOf } from './waits.js';
 
@@ -27,6 +28,47 @@ export async function registerChoice(
   if (mode === 'rollout' || !sharesPods(context)) return;
   const choice = choiceOf(context.data.selector, context.progress.chosen ?? [], limit);
   await context.deps.sent?.registerChoice(context.data, choice);
+}
+
+/** Of a selector's chosen pods not reached yet, those another selector of the run has sent. */
+export interface SiblingsSent {
+  count: number;
+  /**
+   * The second of the run's first bounce to a pod of their owners (epoch ms): their replacements,
+   * which offset them, may be older than this selector's own first bounce.
+   */
+  since?: number;
+}
+
+const NONE_SENT: SiblingsSent = { count: 0 };
+
+/** Of the chosen pods not reached yet (`unreached`, controlled), those a sibling has sent. */
+export async function siblingsSent(
+  context: StepContext,
+  unreached: readonly ChosenPod[],
+): Promise<SiblingsSent> {
+  const { data, deps } = context;
+  if (!sharesPods(context)) return NONE_SENT;
+  const uids = unreached.map((pod) => pod.uid);
+  const sent = new Set((await deps.sent?.sentBySiblings(data, uids)) ?? []);
+  if (sent.size === 0) return NONE_SENT;
+  const first = (await deps.sent?.firstBounces(data)) ?? new Map<string, number>();
+  const pods = unreached.filter((pod) => sent.has(pod.uid));
+  const since = earliestBounce(data.selector.namespace, pods, first);
+  return { count: sent.size, ...(since === undefined ? {} : { since }) };
+}
+
+/** The earliest second the run first bounced a pod of one of these pods' owners, if any. */
+function earliestBounce(
+  namespace: string,
+  pods: readonly ChosenPod[],
+  first: FirstBounces,
+): number | undefined {
+  const seconds = pods.flatMap((pod) => {
+    const at = pod.owner === undefined ? undefined : first.get(ownerKey(namespace, pod.owner));
+    return at === undefined ? [] : [at];
+  });
+  return seconds.length === 0 ? undefined : Math.min(...seconds);
 }
 
 /**
