@@ -211,8 +211,6 @@ function gated(run: RunRef, moment: Extract<Moment, { kind: 'gated' }>): Said {
     message: `${selectorLabel(run)}: ${closed}`,
   };
   const eventFor = (before: DirectiveStatus): DirectiveEvent | undefined =>
-    readyOf(before)?.reason === 'Gated' && describesRun(before, run)
-      ? undefined
-      : event;
+    readyOf(before)?.reason === 'Gated' && describesRun(before, run) ? undefined : event;
   return { desired: bouncing(run, 'Gated', message), eventFor };
 }
