@@ -1,7 +1,13 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InlineApplies } from '../../src/queue/inline-applies.js';
-import { directive, eventually, startHarness, type Harness } from '../support/harness.js';
+import {
+  directive,
+  eventually,
+  startHarness,
+  waitForEvents,
+  type Harness,
+} from '../support/harness.js';
 import { REDIS_URL } from '../support/redis.js';
 
 // A directive's spec edited mid-run (kubectl patch, GitOps) in event mode: no run starts by itself
@@ -59,14 +65,9 @@ describe('a directive whose spec is edited mid-run', () => {
     const conditions = Object.fromEntries(failed.conditions.map((c: any) => [c.type, c]));
     expect(conditions.Stalled?.status).toBe('True');
     expect(conditions.Reconciling).toBeUndefined();
-    expect(
-      h.sim
-        .events()
-        .some(
-          (e: any) =>
-            e.type === 'Warning' && e.reason === 'Failed' && e.involvedObject?.namespace === 'edit',
-        ),
-    ).toBe(true);
+    // The Event is recorded after the status write it tells.
+    const failedEvents = await waitForEvents(h, 'edit', 'Failed');
+    expect(failedEvents.some((e: any) => e.type === 'Warning')).toBe(true);
     // Nothing bounced after the edit (a batch sent just before it may still be answered).
     expect(deletedIn('edit').filter((pod) => pod.at > editedAt + 100)).toEqual([]);
 
