@@ -2,7 +2,7 @@ import { NotFoundError } from '../errors.js';
 import type { CertIssued } from '../events/cert-issued.js';
 import { directiveKey, type Directive } from '../directive/types.js';
 import { tooManyRunsEventKey } from '../queue/names.js';
-import { runBudgetWait } from '../queue/runs.js';
+import { runBudgetWait } from '../queue/run-claims.js';
 import { inRedis } from '../queue/durable.js';
 import type { IngestDeps } from './deps.js';
 import { checkInlineApply } from './directive-source.js';

@@ -11,7 +11,8 @@ import { queuedAtOnce, runFlows, runFor, type EnqueueResult } from './enqueue.js
 import { QUEUE_NAME } from './names.js';
 import { LAST_TURN } from './namespace-turns.js';
 import type { RecentRuns } from './recent-runs.js';
-import { claimRuns, releaseRun, confirmRuns, type Run, type RunClaim } from './runs.js';
+import { claimRuns, type RunClaim } from './run-claims.js';
+import { releaseRun, confirmRuns, type Run } from './runs.js';
 
 export interface EnqueueRequest {
   directive: Directive;

@@ -125,7 +125,7 @@ export function sentPodsKey(prefix: string, uid: string): string {
 
 /**
  * Redis key of the pods of a namespace any directive's run sent a bounce to lately: a hash of one
- * field per pod uid, `<directive uid> <second sent>` (`workflow/sent-pods-script.ts`). Under the
+ * field per pod uid, `<directive uid> <second sent>` (`workflow/pod-claims-script.ts`). Under the
  * prefix, so in the slot of every other key (its hash tag).
  */
 export function podClaimsKey(prefix: string, namespace: string): string {

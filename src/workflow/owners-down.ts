@@ -16,7 +16,7 @@ import { selectorPods } from './steps/replacements.js';
  * pods this selector bounced count: others' disruptions beyond them are not its to wait for.
  */
 
-function keyOf(owner: { kind: string; name: string }): string {
+export function keyOf(owner: { kind: string; name: string }): string {
   return `${owner.kind}/${owner.name}`;
 }
 
@@ -42,7 +42,7 @@ export function ownerDown(owner: {
 }
 
 /** Ready, not terminating pods per controller owner. */
-function healthyByOwner(pods: readonly PodInfo[]): Map<string, number> {
+export function healthyByOwner(pods: readonly PodInfo[]): Map<string, number> {
   const healthy = new Map<string, number>();
   for (const pod of pods) {
     if (pod.owner === undefined || !pod.ready || pod.terminating) continue;
@@ -71,7 +71,9 @@ function chosenDownByOwner(
 }
 
 /** The chosen pods' controller owners, by key. */
-function ownersOf(chosen: readonly ChosenPod[]): Map<string, { kind: string; name: string }> {
+export function ownersOf(
+  chosen: readonly ChosenPod[],
+): Map<string, { kind: string; name: string }> {
   const owners = new Map<string, { kind: string; name: string }>();
   for (const pod of chosen) if (pod.owner !== undefined) owners.set(keyOf(pod.owner), pod.owner);
   return owners;
@@ -84,7 +86,7 @@ function ownersOf(chosen: readonly ChosenPod[]): Map<string, { kind: string; nam
  * its pods exist, let alone turn Ready, so the cache does not show new Ready pods of a scale it
  * has not seen unless its stream lags the pod watch's by a pod's time to Ready.
  */
-async function wanted(
+export async function wanted(
   context: StepContext,
   owner: { kind: string; name: string },
 ): Promise<number | undefined> {
@@ -153,71 +155,6 @@ async function ownersDown(
     down += ownerDown({ want, healthy: healthy.get(key) ?? 0, short, chosenDown: count });
   }
   return down;
-}
-
-type Owner = NonNullable<ChosenPod['owner']>;
-
-/** The owners whose scale is read (`wanted`): of another kind, nothing tells what it wants. */
-const SCALED = new Set(['ReplicaSet', 'StatefulSet', 'DaemonSet']);
-
-/** An owner misses none of its pods: it is gone, or has as many Ready pods as it wants (or more). */
-export function missesNothing(want: number | undefined, healthy: number): boolean {
-  return want === undefined || shortOf(want, healthy) === 0;
-}
-
-/**
- * The bounced chosen pods with an owner (`count`), their owners, and per owner its Ready, not
- * terminating pods. Undefined when no scale can release them: none has an owner, an owner's scale
- * is not read (of another kind), or an owner is still at work: a bounced pod not gone yet (its
- * replacement may follow; a lagging watch may show it Ready), or a live pod not Ready (missed, or
- * about to go). No read is spent on an owner at work: that is every wait's usual state.
- */
-export function scaleCandidates(
-  chosen: readonly ChosenPod[],
-  bounced: ReadonlySet<string>,
-  pods: readonly PodInfo[],
-): { count: number; owners: Map<string, Owner>; healthy: Map<string, number> } | undefined {
-  const mine = chosen.filter((pod) => pod.owner !== undefined && bounced.has(pod.uid));
-  const owners = ownersOf(mine);
-  if (mine.length === 0 || [...owners.values()].some((owner) => !SCALED.has(owner.kind)))
-    return undefined;
-  const theirs = pods.filter((pod) => pod.owner !== undefined && owners.has(keyOf(pod.owner)));
-  if (theirs.some((pod) => bounced.has(pod.uid) || (!pod.ready && !pod.terminating)))
-    return undefined;
-  return { count: mine.length, owners, healthy: healthyByOwner(theirs) };
-}
-
-/**
- * A scale-down mid-run: an owner never replaces the bounced pods it no longer wants, so the batch
- * gate's replacement count stays short for good. When every owner of the bounced chosen pods
- * misses nothing now, those of its pods that no counted replacement (`replaced`) of the same
- * owners stands for are owed none: answers how many they are; else 0. Only the selector's own
- * bounced pods are released, and none twice: the count may be short for a sibling's pods too,
- * whose owners' scale says nothing of them. Never for a bare pod, nor while an owner misses pods
- * (it may still be making replacements). One owner read per owner (a ReplicaSet's from its watch
- * once synced).
- */
-export async function unwantedBounced(
-  context: StepContext,
-  seen: { pods: readonly PodInfo[]; bounced: ReadonlySet<string>; replaced: readonly PodInfo[] },
-): Promise<number> {
-  const candidates = scaleCandidates(context.progress.chosen ?? [], seen.bounced, seen.pods);
-  if (candidates === undefined) return 0;
-  const { count, owners, healthy } = candidates;
-  for (const [key, owner] of owners) {
-    if (!missesNothing(await wanted(context, owner), healthy.get(key) ?? 0)) return 0;
-  }
-  const covered = seen.replaced.filter((pod) => pod.owner && owners.has(keyOf(pod.owner))).length;
-  const unreplaced = Math.max(0, count - covered);
-  // Told once per count, not at every re-check while a soak or a gate holds the batch.
-  if (unreplaced > 0 && unreplaced !== context.progress.noLongerWanted) {
-    const keys = [...owners.keys()].join(', ');
-    context.note(
-      `${unreplaced} chosen pod(s) no longer wanted by their owner (${keys}: at its scale, every pod Ready); no replacement waited for`,
-    );
-    context.stage({ noLongerWanted: unreplaced });
-  }
-  return unreplaced;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { SentPod } from './others-down.js';
 
 /**
  * Other directives' claims on a namespace's pods, as the sent-pods scripts write and read them
- * (`sent-pods-script.ts`): a claim names its pod's owner by a tag, so that a selector counts as
+ * (`pod-claims-script.ts`): a claim names its pod's owner by a tag, so that a selector counts as
  * down the pods of its owners another directive took down (DESIGN §4, whatever the directives).
  */
 

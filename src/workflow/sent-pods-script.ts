@@ -1,3 +1,5 @@
+import { CLAIM_POD, FOREIGN_CLAIMS, PRUNE_CLAIMS, READ_CLAIMS } from './pod-claims-script.js';
+
 /**
  * The one script that records a chunk as sent (`sent-pods.ts`), run under the bounce lease just
  * before the chunk goes out. Atomic, so that of the run's selectors racing for a pod exactly one
@@ -22,11 +24,7 @@
  *    by that directive's run, so it is answered `uid@second` (the second it was sent in) and not
  *    sent; it stays recorded above, down as it is. A claim of this directive's own (an earlier
  *    attempt, another run or selector of it) is kept as it is, and the pod goes. Entries past the
- *    age limit are dropped whenever a claim is written. A claim reads `<directive uid> <second>`,
- *    with `/<owner tag>` after the uid for a controlled pod (8 hex digits of the SHA-1 of
- *    `<kind>/<name>`: what tells another directive's selectors that it is one of their pods,
- *    `READ_SENT`, in a value short enough for Redis's compact hash encoding) and `/r` after that
- *    for a pod the job inherited as a replacement (its slot is counted once, as in step 2).
+ *    age limit are dropped whenever a claim is written. What a claim reads: `pod-claims-script.ts`.
  *    With a fence (what the selector's batch gate counted: the claims other directives had made
  *    on its owners' pods), a pod not claimed yet goes only while they have made no more since:
  *    else it is held back with the rest of the chunk, as in step 0, by the selector's own budget
@@ -50,23 +48,6 @@
  * the field of the job's originals.
  * Answers the uids dropped (and those held back, marked).
  */
-/**
- * Lua both scripts share: an owner's tag, and the claims another directive than `directive` made
- * at or after `oldest` on pods of `owners` (a set of tags), each handed to `each`.
- */
-const FOREIGN_CLAIMS = `
-local function tagOf(owner) return string.sub(redis.sha1hex(owner), 1, 8) end
-local function foreignClaims(key, directive, owners, oldest, each)
-  local all = redis.call('HGETALL', key)
-  for i = 1, #all, 2 do
-    local by, owner, mark, at = string.match(all[i + 1], '^([^/ ]+)/(%x+)(%S*) (%d+)$')
-    if by and by ~= directive and owners[owner] and tonumber(at) >= tonumber(oldest) then
-      each(all[i], at, mark)
-    end
-  end
-end
-`;
-
 export const RECORD_SENT = `${FOREIGN_CLAIMS}
 local mine = ARGV[8]
 local taken = {}
@@ -102,42 +83,7 @@ if inherited then
     for _, uid in ipairs(decoded.theirs) do theirs[uid] = true end
   end
 end
-local function claimOf(pod)
-  local raw = redis.call('HGET', KEYS[4], pod.u)
-  if not raw then return nil end
-  local by, at = string.match(raw, '^([^/ ]+)%S* (%d+)$')
-  if by and tonumber(at) >= tonumber(ARGV[2]) then return by, at end
-  return nil
-end
-local fence = nil
-if ARGV[11] ~= '' then fence = cjson.decode(ARGV[11]) end
-local crossed = nil
-local function fenceCrossed()
-  if fence == nil then return false end
-  if crossed == nil then
-    local owners, count = {}, 0
-    for _, owner in ipairs(fence.o) do owners[tagOf(owner)] = true end
-    foreignClaims(KEYS[4], ARGV[10], owners, fence.at, function() count = count + 1 end)
-    crossed = count > tonumber(fence.n)
-  end
-  return crossed
-end
-local claims = 0
-local function claimedBy(pod)
-  local by, at = claimOf(pod)
-  if by then
-    if by ~= ARGV[10] then return at end
-    return nil
-  end
-  local owner = ''
-  if type(pod.o) == 'string' then
-    owner = '/' .. tagOf(string.match(pod.o, '^[^/]*/(.*)$'))
-    if theirs[pod.u] then owner = owner .. '/r' end
-  end
-  redis.call('HSET', KEYS[4], pod.u, ARGV[10] .. owner .. ' ' .. ARGV[6])
-  claims = claims + 1
-  return nil
-end
+${CLAIM_POD}
 local held = false
 for _, pod in ipairs(cjson.decode(ARGV[4])) do
   local holder = false
@@ -161,14 +107,7 @@ for _, pod in ipairs(cjson.decode(ARGV[4])) do
   end
 end
 if mine ~= '' then redis.call('PEXPIRE', KEYS[3], ARGV[7]) end
-if claims > 0 then
-  local all = redis.call('HGETALL', KEYS[4])
-  for i = 1, #all, 2 do
-    local at = string.match(all[i + 1], ' (%d+)$')
-    if not at or tonumber(at) < tonumber(ARGV[2]) then redis.call('HDEL', KEYS[4], all[i]) end
-  end
-  redis.call('PEXPIRE', KEYS[4], ARGV[3])
-end
+${PRUNE_CLAIMS}
 if #controlled == 0 then return taken end
 local kept = {}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
@@ -231,20 +170,6 @@ return 1
  */
 export const READ_SENT = `${FOREIGN_CLAIMS}
 local found = { redis.call('HGET', KEYS[1], ARGV[1]) or '' }
-local owners = {}
-for _, owner in ipairs(cjson.decode(ARGV[4])) do owners[tagOf(owner)] = true end
-if next(owners) == nil then return found end
-foreignClaims(KEYS[2], ARGV[2], owners, ARGV[3], function(uid, at, mark)
-  table.insert(found, uid)
-  table.insert(found, at)
-  table.insert(found, mark == '/r' and 'r' or '')
-end)
-local all = redis.call('HGETALL', KEYS[2])
-for i = 1, #all, 2 do
-  local uid, by, at = string.match(all[i] .. ' ' .. all[i + 1], '^p:(%S+) (%S+) (%d+)$')
-  if uid and by ~= ARGV[2] and tonumber(at) >= tonumber(ARGV[3]) then
-    for _, part in ipairs({ uid, at, 'p' }) do table.insert(found, part) end
-  end
-end
+${READ_CLAIMS}
 return found
 `;

@@ -1,20 +1,20 @@
 import type { Redis } from 'ioredis';
-import { podClaimsKey, runOwnersKey, runSentPodsKey, sentPodsKey } from '../queue/names.js';
+import { podClaimsKey, sentPodsKey } from '../queue/names.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
 import {
   NOTHING_INHERITED,
   ownerKey,
   parseInherited,
   parseSent,
-  type FirstBounces,
   type Inherited,
   type SentPod,
 } from './others-down.js';
 import { withLuaCommands } from '../queue/lua-commands.js';
-import { READ_SENT, RECORD_CHOSEN, RECORD_SENT } from './sent-pods-script.js';
-import { readSentAnswer, type SentAnswer, type SiblingChoice } from './sibling-down.js';
+import { READ_SENT, RECORD_SENT } from './sent-pods-script.js';
+import { readSentAnswer, type SentAnswer } from './sibling-down.js';
 import { claimsOf, fenceArgument, type ClaimsFence } from './pod-claims.js';
 import { fieldOf, jobField, originalsField } from './sent-fields.js';
+import { RunSentRecords } from './run-sent-records.js';
 
 /** What a chunk is recorded with besides its pods (`SentPods.record`). */
 export interface RecordOptions {
@@ -27,7 +27,6 @@ export interface RecordOptions {
 
 interface SentCommands {
   podBouncerRecordSent(...args: string[]): Promise<string[]>;
-  podBouncerRecordChosen(...args: string[]): Promise<number>;
   podBouncerReadSent(...args: string[]): Promise<string[]>;
 }
 
@@ -37,19 +36,19 @@ interface SentCommands {
  * its own maxUnavailable (DESIGN §4 Guarantees). Entries older than `maxAgeMs` (the readiness
  * timeout: a replacement not Ready by then failed its run) are dropped.
  */
-export class SentPods {
+export class SentPods extends RunSentRecords {
   private readonly redis: Redis & SentCommands;
 
   constructor(
     redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly maxAgeMs: number,
     /** How long a run's owners are kept: past the run's end, however long it waits. */
-    private readonly runTtlMs: number,
+    runTtlMs: number,
   ) {
+    super(redis, prefix, runTtlMs);
     this.redis = withLuaCommands<SentCommands>(redis, {
       podBouncerRecordSent: { numberOfKeys: 4, lua: RECORD_SENT },
-      podBouncerRecordChosen: { numberOfKeys: 1, lua: RECORD_CHOSEN },
       podBouncerReadSent: { numberOfKeys: 2, lua: READ_SENT },
     });
   }
@@ -99,75 +98,6 @@ export class SentPods {
       originalsField(data),
     );
     return readSentAnswer(answer);
-  }
-
-  /**
-   * Registers the selector's choice and maxUnavailable for the run's other selectors to count
-   * against (several selectors at once only; once: a re-run keeps the first).
-   */
-  async registerChoice(data: SelectorJobData, choice: SiblingChoice): Promise<void> {
-    if (data.order === undefined) return;
-    await this.redis.podBouncerRecordChosen(
-      this.runSentKey(data),
-      String(data.selectorIndex),
-      JSON.stringify(choice),
-      String(this.runTtlMs),
-    );
-  }
-
-  /**
-   * The choices of the run's other selectors that chose any of `uids`, by index: what a chunk of
-   * this selector's may take down of theirs.
-   */
-  async siblingChoices(
-    data: SelectorJobData,
-    uids: readonly string[],
-  ): Promise<Map<string, SiblingChoice>> {
-    const found = new Map<string, SiblingChoice>();
-    if (data.order === undefined || uids.length === 0) return found;
-    const key = this.runSentKey(data);
-    const lists = await this.redis.hmget(key, ...uids.map((uid) => `p:${uid}`));
-    const mine = String(data.selectorIndex);
-    const others = new Set(lists.flatMap((list) => (list ?? '').split(' ')));
-    const indexes = [...others].filter((index) => index !== '' && index !== mine);
-    if (indexes.length === 0) return found;
-    const raws = await this.redis.hmget(key, ...indexes.map((index) => `s:${index}`));
-    raws.forEach((raw, at) => {
-      const index = indexes[at];
-      if (raw !== null && index !== undefined) found.set(index, JSON.parse(raw) as SiblingChoice);
-    });
-    return found;
-  }
-
-  /** The choice of the run's selector `index`, if it registered one. */
-  async siblingChoiceOf(data: SelectorJobData, index: string): Promise<SiblingChoice | undefined> {
-    const raw = await this.redis.hget(this.runSentKey(data), `s:${index}`);
-    return raw === null ? undefined : (JSON.parse(raw) as SiblingChoice);
-  }
-
-  /** Of `uids`, those another selector of this run has recorded as sent. */
-  async sentBySiblings(data: SelectorJobData, uids: readonly string[]): Promise<string[]> {
-    if (data.order === undefined || uids.length === 0) return [];
-    const holders = await this.redis.hmget(this.runSentKey(data), ...uids);
-    const mine = String(data.selectorIndex);
-    return uids.filter((_, at) => holders[at] != null && holders[at] !== mine);
-  }
-
-  private runSentKey(data: SelectorJobData): string {
-    return runSentPodsKey(this.prefix, data.directive.uid, data.generation, data.runKey);
-  }
-
-  /**
-   * The owners this job's run sent a bounce to a pod of, any selector, with the second of the
-   * first. Read after listing the pods: a replacement listed was recorded before its pod was sent.
-   */
-  async firstBounces(data: SelectorJobData): Promise<FirstBounces> {
-    const raw = await this.redis.hgetall(this.runOwnersKey(data));
-    return new Map(Object.entries(raw).map(([owner, since]) => [owner, Number(since)]));
-  }
-
-  private runOwnersKey(data: SelectorJobData): string {
-    return runOwnersKey(this.prefix, data.directive.uid, data.generation, data.runKey);
   }
 
   /**

@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAME, turnsKey } from '../../src/queue/names.js';
 import { LAST_TURN, NamespaceTurns, TURN_WINDOW_MS } from '../../src/queue/namespace-turns.js';
-import { claimRuns, type Run } from '../../src/queue/runs.js';
+import { claimRuns } from '../../src/queue/run-claims.js';
+import type { Run } from '../../src/queue/runs.js';
 import { REDIS_URL, deletePrefix } from '../support/redis.js';
 
 const jobKey = (prefix: string, id: string) => `${prefix}:${QUEUE_NAME}:${id}`;

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Directive } from '../../src/directive/types.js';
 import { runFor } from '../../src/queue/enqueue.js';
 import { QUEUE_NAME, acceptedKey } from '../../src/queue/names.js';
-import { claimRuns, confirmRuns, latestRun, type Run } from '../../src/queue/runs.js';
+import { claimRuns } from '../../src/queue/run-claims.js';
+import { confirmRuns, latestRun, type Run } from '../../src/queue/runs.js';
 import { useGroupCommit } from '../support/group-commit.js';
 import { REDIS_URL, deletePrefix } from '../support/redis.js';
 

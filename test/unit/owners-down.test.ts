@@ -1,11 +1,7 @@
-// The arithmetic of a selector's pods down against their owners' scale (owners-down.ts).
+// The arithmetic of a selector's pods down against their owners' scale (owners-down.ts, scale-down.ts).
 import { describe, expect, it } from 'vitest';
-import {
-  missesNothing,
-  ownerDown,
-  scaleCandidates,
-  shortOf,
-} from '../../src/workflow/owners-down.js';
+import { ownerDown, shortOf } from '../../src/workflow/owners-down.js';
+import { missesNothing, scaleCandidates } from '../../src/workflow/scale-down.js';
 
 describe("pods down against their owner's scale", () => {
   it('counts what the owner misses beyond what it missed before the first batch', () => {
