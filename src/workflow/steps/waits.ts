@@ -40,10 +40,11 @@ export function budgetWait(
 }
 
 /**
- * A chunk sent ends the wait before it: the next gate's clock starts afresh. Not one a
- * PodDisruptionBudget refused whole: nothing went, and the budget's wait runs on.
+ * A chunk sent ends the wait before it: the next gate's clock starts afresh. Not one of which
+ * nothing went (held back whole for another selector's maxUnavailable, or refused whole by a
+ * PodDisruptionBudget): the wait runs on, so that one that is never met ends at its timeout.
  */
 export function clockAfter(outcomes: readonly PodBounce[]): Partial<SelectorProgress> {
-  const refusedWhole = outcomes.length > 0 && outcomes.every((outcome) => outcome === 'blocked');
-  return refusedWhole ? {} : { waitStartedAt: undefined };
+  const noneWent = outcomes.every((outcome) => outcome === 'blocked');
+  return noneWent ? {} : { waitStartedAt: undefined };
 }
