@@ -143,7 +143,8 @@ return taken
  * pod the selectors that chose it, which `RECORD_SENT` checks every pod sent against.
  *
  * KEYS: the run's sent pods. ARGV: the selector's index, its registration (JSON: `n` namespace,
- * `l` labels, `m` maxUnavailable, `o` its controlled chosen uids, `b` its bare ones), the TTL.
+ * `l` labels, `m` maxUnavailable, `o` its chosen uids that count as down once sent, `b` the
+ * rest), the TTL.
  */
 export const RECORD_CHOSEN = `
 local field = 's:' .. ARGV[1]

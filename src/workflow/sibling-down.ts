@@ -18,9 +18,12 @@ export interface SiblingChoice {
   l: Record<string, string>;
   /** Its maxUnavailable. */
   m: number;
-  /** Its controlled chosen pods' uids: the ones that count as down once sent. */
+  /** Its controlled chosen pods' uids, Ready when chosen: the ones that count as down once sent. */
   o: string[];
-  /** Its bare chosen pods' uids: with `o`, every chosen pod, none of them a replacement. */
+  /**
+   * Its other chosen pods' uids (bare, or not Ready when chosen: sent, they take nothing down):
+   * with `o`, every chosen pod, none of them a replacement.
+   */
   b: string[];
 }
 
@@ -40,6 +43,9 @@ export function overlapsAnother(selectors: readonly PodSelector[], index: number
   );
 }
 
+/** A chosen pod that is down once sent: controlled (replaced), and Ready when chosen. */
+const countsDown = (pod: ChosenPod): boolean => pod.owner !== undefined && pod.unready !== true;
+
 export function choiceOf(
   selector: SelectorJobData['selector'],
   chosen: readonly ChosenPod[],
@@ -49,8 +55,8 @@ export function choiceOf(
     n: selector.namespace,
     l: selector.labels,
     m: maxUnavailable,
-    o: chosen.filter((pod) => pod.owner !== undefined).map((pod) => pod.uid),
-    b: chosen.filter((pod) => pod.owner === undefined).map((pod) => pod.uid),
+    o: chosen.filter(countsDown).map((pod) => pod.uid),
+    b: chosen.filter((pod) => !countsDown(pod)).map((pod) => pod.uid),
   };
 }
 

@@ -112,7 +112,10 @@ async function batchGate(
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = await replacements.inheritedNow(context, bounced);
-  const unreached = chosen.filter((pod) => pod.owner !== undefined && !bounced.has(pod.uid));
+  // Not Ready when chosen, a pod a sibling sent took nothing down and owes no replacement.
+  const unreached = chosen.filter(
+    (pod) => pod.owner !== undefined && pod.unready !== true && !bounced.has(pod.uid),
+  );
   const sent =
     bounced.size === chosen.length ? { count: 0 } : await siblingsSent(context, unreached);
   const siblings = sent.count;
