@@ -77,7 +77,9 @@ describe('a chunk held back whole by a sibling selector', () => {
       6 * TIMEOUT_SECONDS * 1000,
     );
     stop();
-    console.log(`held-chunk: ${ended.map((s: any) => `${s.state} ${s.error}`).join(' | ')}`);
+    console.log(
+      `held-chunk: worst ${worst}/8: ${ended.map((s: any) => `${s.state} ${s.error}`).join(' | ')}`,
+    );
     for (const status of ended) if (status.state === 'FAILED') expect(status.error).not.toBe('');
     expect(worst).toBeLessThanOrEqual(2);
     // A FAILED run leaves pods unbounced: none was sent a second request.
