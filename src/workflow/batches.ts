@@ -53,6 +53,14 @@ export function planBatches(chosen: readonly ChosenPod[], maxUnavailable: number
 }
 
 /**
+ * Whether a chosen pod, once bounced, is down until a Ready replacement: it has a controller
+ * owner (bare pods are never replaced) and was Ready when chosen (a crash-looping pod was down
+ * before the run, and its replacement may never be Ready).
+ */
+export const owesReplacement = (pod: ChosenPod): boolean =>
+  pod.owner !== undefined && pod.unready !== true;
+
+/**
  * Ready replacements to wait for before sending a batch of `nextBatch` pods: every bounced pod
  * that had a controller owner should be back, less what the next batch may still take down
  * without going over `maxUnavailable`. Bare pods are never replaced, so they do not count; nor do
@@ -65,8 +73,6 @@ export function replacementsWanted(
   maxUnavailable: number,
   nextBatch: number,
 ): number {
-  const owed = chosen.filter(
-    (pod) => pod.owner !== undefined && pod.unready !== true && bounced.has(pod.uid),
-  ).length;
+  const owed = chosen.filter((pod) => owesReplacement(pod) && bounced.has(pod.uid)).length;
   return Math.max(0, owed - (maxUnavailable - nextBatch));
 }

@@ -1,6 +1,7 @@
 import type { PodSelector } from '../directive/types.js';
 import type { PodInfo } from '../kube/pods.js';
 import type { ChosenPod, SelectorJobData } from '../queue/selector-job.js';
+import { owesReplacement } from './batches.js';
 import { isOwnReplacement, type FirstBounces } from './others-down.js';
 
 /**
@@ -43,9 +44,6 @@ export function overlapsAnother(selectors: readonly PodSelector[], index: number
   );
 }
 
-/** A chosen pod that is down once sent: controlled (replaced), and Ready when chosen. */
-const countsDown = (pod: ChosenPod): boolean => pod.owner !== undefined && pod.unready !== true;
-
 export function choiceOf(
   selector: SelectorJobData['selector'],
   chosen: readonly ChosenPod[],
@@ -55,8 +53,8 @@ export function choiceOf(
     n: selector.namespace,
     l: selector.labels,
     m: maxUnavailable,
-    o: chosen.filter(countsDown).map((pod) => pod.uid),
-    b: chosen.filter((pod) => !countsDown(pod)).map((pod) => pod.uid),
+    o: chosen.filter(owesReplacement).map((pod) => pod.uid),
+    b: chosen.filter((pod) => !owesReplacement(pod)).map((pod) => pod.uid),
   };
 }
 

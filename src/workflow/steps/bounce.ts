@@ -1,6 +1,6 @@
 import { AbortedError } from '../../errors.js';
 import type { ChosenPod } from '../../queue/selector-job.js';
-import { replacementsWanted } from '../batches.js';
+import { owesReplacement, replacementsWanted } from '../batches.js';
 import { DONE, pausedNow } from '../context.js';
 import type { PendingWait, StepContext, StepOutcome } from '../context.js';
 import { strategyOf, type BounceStrategy } from '../modes/index.js';
@@ -112,10 +112,8 @@ async function batchGate(
 ): Promise<PendingWait | number> {
   const chosen = context.progress.chosen ?? [];
   const inherited = await replacements.inheritedNow(context, bounced);
-  // Not Ready when chosen, a pod a sibling sent took nothing down and owes no replacement.
-  const unreached = chosen.filter(
-    (pod) => pod.owner !== undefined && pod.unready !== true && !bounced.has(pod.uid),
-  );
+  // A pod a sibling sent counts as down here only if it owes a replacement.
+  const unreached = chosen.filter((pod) => owesReplacement(pod) && !bounced.has(pod.uid));
   const sent =
     bounced.size === chosen.length ? { count: 0 } : await siblingsSent(context, unreached);
   const siblings = sent.count;
